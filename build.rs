@@ -1,0 +1,4 @@
+fn main() {
+    #[cfg(feature = "napi")]
+    napi_build::setup();
+}

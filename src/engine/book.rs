@@ -1,0 +1,373 @@
+//! The run book of one cell: everything the guest's natives record while it runs
+//! (output, host calls in flight and queued, timers, yield, completion) and the
+//! `Bridge` implementation that fills it. The cell's turn reads and clears it.
+
+use super::cell::{Cell, Event};
+use super::host::{HostCall, Reply};
+use super::output::{OutputBudget, OutputEntry};
+use super::session::SessionCore;
+use super::timer;
+use super::trajectory::{preview, NestedCall};
+use crate::error::{CodeModeError, ErrorCode};
+use crate::guest::natives::Bridge;
+use parking_lot::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+/// In-VM queue bound of SPEC §6.
+pub const MAX_QUEUED: usize = 128;
+
+/// How the top-level promise ended: value JSON, or error JSON from the prelude.
+#[derive(Debug)]
+pub enum Completion {
+    Value(String),
+    Error(String),
+}
+
+/// Work waiting for an in-flight slot.
+#[derive(Debug)]
+enum Queued {
+    Tool { bridge_id: u32, call: HostCall },
+    Timer { id: u32, delay_ms: u64 },
+}
+
+#[derive(Debug)]
+pub struct InFlight {
+    pub call_id: String,
+    pub tool_name: String,
+    pub started: Instant,
+    /// Index into `nested`; `None` for internal replies (a released yield).
+    pub record: Option<usize>,
+}
+
+pub struct RunBook {
+    pub output: OutputBudget,
+    console_bytes: usize,
+    console_truncated: bool,
+    next_bridge_id: u32,
+    next_timer_id: u32,
+    next_call_seq: u32,
+    /// Host calls dispatched and not yet answered, by bridge id.
+    pub calls: HashMap<u32, InFlight>,
+    /// Guest timers started and not yet fired or cleared.
+    pub timers: HashMap<u32, ()>,
+    queue: VecDeque<Queued>,
+    pub yield_request: Option<(u32, Option<String>)>,
+    pub completion: Option<Completion>,
+    /// A failure decided by a native (queue overflow, throwing timer callback).
+    pub fatal: Option<CodeModeError>,
+    /// A guest error thrown outside the top-level promise (a timer callback), as error JSON.
+    pub thrown: Option<String>,
+    pub nested: Vec<NestedCall>,
+    pub max_pending: usize,
+    pub max_output: usize,
+}
+
+impl RunBook {
+    pub fn new(max_output_bytes: usize, max_pending: usize) -> Self {
+        RunBook {
+            output: OutputBudget::new(max_output_bytes),
+            console_bytes: 0,
+            console_truncated: false,
+            next_bridge_id: 0,
+            next_timer_id: 0,
+            next_call_seq: 0,
+            calls: HashMap::new(),
+            timers: HashMap::new(),
+            queue: VecDeque::new(),
+            yield_request: None,
+            completion: None,
+            fatal: None,
+            thrown: None,
+            nested: Vec::new(),
+            max_pending,
+            max_output: max_output_bytes,
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.calls.len() + self.timers.len()
+    }
+
+    /// Host work the guest may still be waiting for.
+    pub fn outstanding(&self) -> usize {
+        self.in_flight() + self.queue.len()
+    }
+
+    /// Unsettled calls, for `pendingToolCalls` of a waiting result.
+    pub fn pending_calls(&self) -> Vec<(u32, String)> {
+        let mut pending: Vec<(u32, String)> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.record.is_some())
+            .map(|(id, call)| (*id, call.tool_name.clone()))
+            .collect();
+        for queued in &self.queue {
+            if let Queued::Tool { bridge_id, call } = queued {
+                pending.push((*bridge_id, call.tool_name.clone()));
+            }
+        }
+        pending.sort_by_key(|(id, _)| *id);
+        pending
+    }
+
+    /// Host-side bytes held for this run (part of the parked size).
+    pub fn host_bytes(&self) -> usize {
+        self.output.stored_bytes()
+            + self.calls.len() * 256
+            + self.nested.len() * 512
+            + self.queue.len() * 256
+    }
+
+    /// Marks a host reply as delivered; false if the call is unknown (cancelled, or a
+    /// late duplicate), in which case the reply must not reach the guest.
+    pub fn settle_call(&mut self, bridge_id: u32, outcome: &Result<String, super::host::HostFailure>) -> bool {
+        let Some(call) = self.calls.remove(&bridge_id) else {
+            return false;
+        };
+        if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
+            record.duration_ms = Some(call.started.elapsed().as_secs_f64() * 1000.0);
+            match outcome {
+                Ok(json) => {
+                    record.status = "ok";
+                    record.output_preview = Some(preview(json));
+                }
+                Err(failure) => {
+                    record.status = "error";
+                    record.error = Some(preview(&failure.message));
+                }
+            }
+        }
+        true
+    }
+
+    /// Drops every call, timer and queued item; returns the host call ids to cancel.
+    pub fn cancel_all(&mut self) -> Vec<String> {
+        let mut ids = Vec::new();
+        for (_, call) in self.calls.drain() {
+            if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
+                record.status = "cancelled";
+            }
+            if call.record.is_some() {
+                ids.push(call.call_id);
+            }
+        }
+        self.timers.clear();
+        self.queue.clear();
+        ids
+    }
+
+    /// Registers an internal reply the next turn will deliver (a released yield).
+    pub fn expect_reply(&mut self, bridge_id: u32) {
+        self.calls.insert(
+            bridge_id,
+            InFlight {
+                call_id: String::new(),
+                tool_name: "yield_control".into(),
+                started: Instant::now(),
+                record: None,
+            },
+        );
+    }
+
+    fn bridge_id(&mut self) -> u32 {
+        self.next_bridge_id = self.next_bridge_id.wrapping_add(1);
+        self.next_bridge_id
+    }
+}
+
+/// The `Bridge` the guest's natives call. Holds the cell weakly: a cell owns its VM, the
+/// VM owns the natives, so a strong reference here would be a cycle.
+pub struct CellBridge {
+    pub book: Arc<Mutex<RunBook>>,
+    pub session: Arc<SessionCore>,
+    pub cell: Weak<Cell>,
+    pub run_id: String,
+    pub parent_call_id: Option<String>,
+}
+
+impl CellBridge {
+    /// Starts queued work while slots are free. Called after anything frees a slot.
+    pub fn admit(&self) {
+        loop {
+            let next = {
+                let mut book = self.book.lock();
+                if book.in_flight() >= book.max_pending {
+                    return;
+                }
+                match book.queue.pop_front() {
+                    Some(next) => next,
+                    None => return,
+                }
+            };
+            match next {
+                Queued::Tool { bridge_id, call } => self.dispatch(bridge_id, call),
+                Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
+            }
+        }
+    }
+
+    fn dispatch(&self, bridge_id: u32, call: HostCall) {
+        {
+            let mut book = self.book.lock();
+            let record = book.nested.len();
+            book.nested.push(NestedCall::started(&call));
+            book.calls.insert(
+                bridge_id,
+                InFlight {
+                    call_id: call.call_id.clone(),
+                    tool_name: call.tool_name.clone(),
+                    started: Instant::now(),
+                    record: Some(record),
+                },
+            );
+        }
+        self.session.count_call();
+        self.session
+            .host()
+            .call_tool(call, Reply::new(self.cell.clone(), bridge_id));
+    }
+
+    fn start_timer(&self, id: u32, delay_ms: u64) {
+        self.book.lock().timers.insert(id, ());
+        let cell = self.cell.clone();
+        timer::schedule(Instant::now() + Duration::from_millis(delay_ms), move || {
+            if let Some(cell) = cell.upgrade() {
+                cell.push(Event::Timer { id });
+            }
+        });
+    }
+
+    fn enqueue_or_run(&self, item: Queued) -> Result<(), String> {
+        let mut book = self.book.lock();
+        if book.in_flight() < book.max_pending && book.queue.is_empty() {
+            drop(book);
+            match item {
+                Queued::Tool { bridge_id, call } => self.dispatch(bridge_id, call),
+                Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
+            }
+            return Ok(());
+        }
+        if book.queue.len() >= MAX_QUEUED {
+            let message = format!(
+                "code mode bridge queue limit exceeded ({} ordinary requests queued; {} in-flight slots). Await smaller batches before creating more tool calls or timers.",
+                book.queue.len() + 1,
+                book.max_pending
+            );
+            book.fatal
+                .get_or_insert_with(|| CodeModeError::new(ErrorCode::InvalidInput, message.clone()));
+            return Err(message);
+        }
+        book.queue.push_back(item);
+        Ok(())
+    }
+}
+
+impl Bridge for CellBridge {
+    fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
+        if method != "tool" {
+            return Err(format!("Unknown bridge method: {method}."));
+        }
+        let tool = self.session.resolve_tool(target)?;
+        let (bridge_id, seq) = {
+            let mut book = self.book.lock();
+            book.next_call_seq += 1;
+            (book.bridge_id(), book.next_call_seq)
+        };
+        let call = HostCall {
+            call_id: format!("{}:{seq}", self.run_id),
+            parent_call_id: self.parent_call_id.clone(),
+            run_id: self.run_id.clone(),
+            session_id: self.session.session_id().to_string(),
+            tool_index: tool.host_index,
+            tool_name: tool.tool_name,
+            input_json,
+        };
+        self.enqueue_or_run(Queued::Tool { bridge_id, call })?;
+        Ok(bridge_id)
+    }
+
+    fn output(&self, kind: u8, text: String) {
+        let entry = if kind == 0 {
+            OutputEntry::Text(text)
+        } else {
+            OutputEntry::Json(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        };
+        self.book.lock().output.push(entry);
+    }
+
+    fn console(&self, line: String) {
+        let mut book = self.book.lock();
+        if book.console_truncated {
+            return;
+        }
+        let cap = book.max_output;
+        book.console_bytes += line.len();
+        if book.console_bytes > cap {
+            book.console_truncated = true;
+            book.output
+                .push(OutputEntry::Text("[console output truncated]".to_string()));
+            return;
+        }
+        book.output.push(OutputEntry::Text(line));
+    }
+
+    fn timer(&self, delay_ms: u64) -> Result<u32, String> {
+        let id = {
+            let mut book = self.book.lock();
+            book.next_timer_id += 1;
+            book.next_timer_id
+        };
+        self.enqueue_or_run(Queued::Timer { id, delay_ms })?;
+        Ok(id)
+    }
+
+    fn clear_timer(&self, id: u32) {
+        let freed = {
+            let mut book = self.book.lock();
+            let was_running = book.timers.remove(&id).is_some();
+            book.queue
+                .retain(|q| !matches!(q, Queued::Timer { id: queued, .. } if *queued == id));
+            was_running
+        };
+        if freed {
+            self.admit();
+        }
+    }
+
+    fn yield_control(&self, reason: Option<String>) -> u32 {
+        let mut book = self.book.lock();
+        let id = book.bridge_id();
+        book.yield_request = Some((id, reason));
+        id
+    }
+
+    fn finish(&self, ok: bool, payload: String) {
+        let mut book = self.book.lock();
+        if book.completion.is_none() {
+            book.completion = Some(if ok {
+                Completion::Value(payload)
+            } else {
+                Completion::Error(payload)
+            });
+        }
+    }
+
+    fn fail(&self, payload: String) {
+        let mut book = self.book.lock();
+        if book.thrown.is_none() {
+            book.thrown = Some(payload);
+        }
+    }
+
+    fn search(&self, query: &str, limit: u32) -> Result<String, String> {
+        let budget = self.book.lock().output.max_bytes();
+        self.session.search(query, limit, budget)
+    }
+
+    fn describe(&self, callable: &str) -> Result<String, String> {
+        self.session.describe(callable)
+    }
+}
+

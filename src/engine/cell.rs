@@ -1,0 +1,445 @@
+//! A cell: one run of guest code from `exec` to its final result, across every `wait`.
+//! It is an actor: events (host replies, timer fires, deadlines, aborts) land in its
+//! inbox, and a turn on a pool worker applies them to the VM, drains jobs and decides
+//! whether the run completed, failed, parks, or idles until the next event. The VM is
+//! only ever touched inside a turn, and a turn never waits for the host.
+
+use super::book::{CellBridge, Completion, RunBook};
+use super::errors::{guest_error_code, guest_error_text};
+use super::pool;
+use super::result::{Outcome, RunMetrics};
+use super::session::SessionCore;
+use super::timer;
+use crate::error::{messages, CodeModeError, ErrorCode};
+use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
+use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::source::Language;
+use parking_lot::Mutex;
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
+
+#[derive(Debug)]
+pub enum Event {
+    HostReply {
+        bridge_id: u32,
+        outcome: Result<String, super::host::HostFailure>,
+    },
+    Timer {
+        id: u32,
+    },
+    Deadline,
+    Abort,
+}
+
+/// What a cell is asked to run.
+pub struct CellSource {
+    pub code: String,
+    pub language: Language,
+}
+
+enum Phase {
+    New(CellSource),
+    Live(Vm),
+    Done,
+}
+
+struct CellState {
+    phase: Phase,
+    responder: Option<Responder>,
+    metrics: RunMetrics,
+}
+
+pub struct Cell {
+    pub run_id: String,
+    session: Arc<SessionCore>,
+    control: Arc<Control>,
+    inbox: Mutex<VecDeque<Event>>,
+    /// A turn is queued or running.
+    scheduled: AtomicBool,
+    /// An exec/wait is waiting for this cell's next result. False while parked.
+    running: AtomicBool,
+    state: Mutex<CellState>,
+    book: Arc<Mutex<RunBook>>,
+    bridge: std::sync::OnceLock<Arc<CellBridge>>,
+    language: Language,
+    parent_call_id: Option<String>,
+}
+
+impl Cell {
+    pub fn new(
+        session: Arc<SessionCore>,
+        run_id: String,
+        source: CellSource,
+        parent_call_id: Option<String>,
+    ) -> Arc<Cell> {
+        let limits = session.limits();
+        let book = Arc::new(Mutex::new(RunBook::new(
+            limits.max_output_bytes as usize,
+            limits.max_pending_tool_calls as usize,
+        )));
+        let language = source.language;
+        let cell = Arc::new(Cell {
+            run_id,
+            session,
+            control: Arc::new(Control::new()),
+            inbox: Mutex::new(VecDeque::new()),
+            scheduled: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+            state: Mutex::new(CellState {
+                phase: Phase::New(source),
+                responder: None,
+                metrics: RunMetrics::default(),
+            }),
+            book,
+            bridge: std::sync::OnceLock::new(),
+            language,
+            parent_call_id,
+        });
+        cell
+    }
+
+    pub fn control(&self) -> Arc<Control> {
+        self.control.clone()
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    /// Starts (first exec) or resumes (wait) the cell with a fresh budget. Returns false
+    /// if the cell is already being run by someone else.
+    pub fn begin_call(self: &Arc<Self>, budget: Duration, responder: Responder, first: bool) -> Result<(), Responder> {
+        if self.running.swap(true, Ordering::SeqCst) {
+            return Err(responder);
+        }
+        {
+            let mut state = self.state.lock();
+            state.responder = Some(responder);
+            state.metrics.call_started_ns = now_ns();
+        }
+        self.control.set_deadline_after(budget);
+        let weak = Arc::downgrade(self);
+        timer::schedule(instant_of(self.control.deadline_ns()), move || {
+            if let Some(cell) = weak.upgrade() {
+                cell.push(Event::Deadline);
+            }
+        });
+        if first {
+            self.scheduled.store(true, Ordering::SeqCst);
+            let cell = self.clone();
+            if pool::global().submit_start(Box::new(move || cell.turn())).is_err() {
+                self.scheduled.store(false, Ordering::SeqCst);
+                self.finish(Err(CodeModeError::new(
+                    ErrorCode::RuntimeUnavailable,
+                    messages::RUNTIME_BUSY,
+                )));
+            }
+        } else {
+            self.schedule();
+        }
+        Ok(())
+    }
+
+    /// Adds an event; wakes the cell only while someone waits for its result (a parked
+    /// cell buffers events until `wait`).
+    pub fn push(self: &Arc<Self>, event: Event) {
+        let urgent = matches!(event, Event::Abort);
+        if urgent {
+            self.control.abort();
+        }
+        self.inbox.lock().push_back(event);
+        if self.running.load(Ordering::SeqCst) {
+            self.schedule();
+        }
+    }
+
+    fn schedule(self: &Arc<Self>) {
+        if !self.scheduled.swap(true, Ordering::SeqCst) {
+            let cell = self.clone();
+            pool::global().submit(Box::new(move || cell.turn()));
+        }
+    }
+
+    /// One turn on a worker. A panic anywhere inside fails the cell with `internal_error`.
+    fn turn(self: Arc<Self>) {
+        let turned = catch_unwind(AssertUnwindSafe(|| self.turn_inner()));
+        if turned.is_err() {
+            self.finish(Err(CodeModeError::internal(
+                "internal error: the code mode engine hit a bug and contained it; the cell was stopped.",
+            )));
+        }
+        self.scheduled.store(false, Ordering::SeqCst);
+        if self.running.load(Ordering::SeqCst) && !self.inbox.lock().is_empty() {
+            self.schedule();
+        }
+    }
+
+    fn turn_inner(self: &Arc<Self>) {
+        let mut state = self.state.lock();
+        let turn_started = Instant::now();
+        if matches!(state.phase, Phase::Done) {
+            self.inbox.lock().clear();
+            return;
+        }
+        if let Phase::New(_) = state.phase {
+            let Phase::New(source) = std::mem::replace(&mut state.phase, Phase::Done) else {
+                return;
+            };
+            match self.start(source) {
+                Ok(vm) => state.phase = Phase::Live(vm),
+                Err(error) => {
+                    drop(state);
+                    self.finish(Err(error));
+                    return;
+                }
+            }
+        }
+        let verdict = loop {
+            let Phase::Live(vm) = &state.phase else { return };
+            self.apply_events(vm);
+            vm.drain_jobs(&self.control);
+            let heap = vm.heap_bytes();
+            let verdict = self.verdict(vm);
+            state.metrics.observe_heap(heap);
+            match verdict {
+                Verdict::Idle if self.spin_for_events() => continue,
+                verdict => break verdict,
+            }
+        };
+        state.metrics.guest_ns += u64::try_from(turn_started.elapsed().as_nanos()).unwrap_or(0);
+        drop(state);
+        match verdict {
+            Verdict::Idle => {}
+            Verdict::Finish(result) => self.finish(result),
+            Verdict::Park(reason) => self.park(reason),
+        }
+    }
+
+    fn start(self: &Arc<Self>, source: CellSource) -> Result<Vm, CodeModeError> {
+        if self.control.is_aborted() {
+            return Err(CodeModeError::aborted());
+        }
+        let js = crate::source::prepare(&source.code, source.language)?;
+        let limits = self.session.limits();
+        let bridge = Arc::new(CellBridge {
+            book: self.book.clone(),
+            session: self.session.clone(),
+            cell: Arc::downgrade(self),
+            run_id: self.run_id.clone(),
+            parent_call_id: self.parent_call_id.clone(),
+        });
+        let _ = self.bridge.set(bridge.clone());
+        let vm_limits = VmLimits {
+            memory_bytes: limits.memory_limit_bytes as usize,
+            max_stack_bytes: pool::GUEST_STACK_BYTES,
+        };
+        let vm = Vm::new(vm_limits, self.control.clone(), bridge, &self.session.prelude_config())
+            .map_err(|e| start_error(e, self.language))?;
+        match vm.start(&js, self.language.user_file()) {
+            Ok(()) => Ok(vm),
+            // Interrupted while running synchronously: the turn's verdict reports it.
+            Err(StartError::Runtime(_)) if self.control.interrupt() != Interrupt::None => Ok(vm),
+            Err(error) => Err(start_error(error, self.language)),
+        }
+    }
+
+    fn apply_events(&self, vm: &Vm) {
+        let events: Vec<Event> = self.inbox.lock().drain(..).collect();
+        let bridge_admit = !events.is_empty();
+        for event in events {
+            match event {
+                Event::Abort | Event::Deadline => {}
+                Event::HostReply { bridge_id, outcome } => {
+                    let known = self.book.lock().settle_call(bridge_id, &outcome);
+                    if known {
+                        match &outcome {
+                            Ok(json) => vm.settle(bridge_id, true, json),
+                            Err(failure) => vm.settle(
+                                bridge_id,
+                                false,
+                                &serde_json::json!({ "message": failure.message, "code": failure.code })
+                                    .to_string(),
+                            ),
+                        }
+                    }
+                }
+                Event::Timer { id } => {
+                    if self.book.lock().timers.remove(&id).is_some() {
+                        vm.fire_timer(id);
+                    }
+                }
+            }
+            if self.control.interrupt() != Interrupt::None {
+                return;
+            }
+        }
+        if bridge_admit {
+            if let Some(bridge) = self.bridge.get() {
+                bridge.admit();
+            }
+        }
+    }
+
+    /// After a bounded spin, true if new events arrived and the turn should go on: host
+    /// replies often come back within microseconds, and a spin is cheaper than a wake-up.
+    fn spin_for_events(&self) -> bool {
+        let until = Instant::now() + Duration::from_micros(40);
+        while Instant::now() < until {
+            if !self.inbox.lock().is_empty() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        false
+    }
+
+    fn verdict(&self, vm: &Vm) -> Verdict {
+        match self.control.interrupt() {
+            Interrupt::Deadline => return Verdict::Finish(Err(CodeModeError::timeout())),
+            Interrupt::Abort => return Verdict::Finish(Err(CodeModeError::aborted())),
+            Interrupt::None => {}
+        }
+        if self.control.is_aborted() {
+            return Verdict::Finish(Err(CodeModeError::aborted()));
+        }
+        let mut book = self.book.lock();
+        if let Some(fatal) = book.fatal.take() {
+            return Verdict::Finish(Err(fatal));
+        }
+        if let Some(thrown) = book.thrown.take() {
+            return Verdict::Finish(Err(self.guest_failure(&thrown)));
+        }
+        if let Some(completion) = book.completion.take() {
+            drop(book);
+            if let Some(rejection) = vm.first_unhandled_rejection() {
+                return Verdict::Finish(Err(self.guest_failure(&rejection)));
+            }
+            return Verdict::Finish(match completion {
+                Completion::Value(json) => Ok(json),
+                Completion::Error(payload) => Err(self.guest_failure(&payload)),
+            });
+        }
+        if book.yield_request.is_some() {
+            return Verdict::Park("yield");
+        }
+        if book.outstanding() == 0 {
+            drop(book);
+            if let Some(rejection) = vm.first_unhandled_rejection() {
+                return Verdict::Finish(Err(self.guest_failure(&rejection)));
+            }
+            return Verdict::Finish(Err(CodeModeError::internal(
+                messages::PENDING_WITHOUT_HOST_WORK,
+            )));
+        }
+        if self.control.deadline_passed() {
+            return Verdict::Park("pending_tools");
+        }
+        Verdict::Idle
+    }
+
+    fn guest_failure(&self, payload: &str) -> CodeModeError {
+        let text = guest_error_text(payload, self.language.user_file());
+        let code = match guest_error_code(payload).as_deref() {
+            _ if text == messages::MODULE_ACCESS => ErrorCode::InvalidInput,
+            Some("invalid_input") => ErrorCode::InvalidInput,
+            _ if text.contains("out of memory") => {
+                return CodeModeError::internal(format!(
+                    "{text} (the cell exceeded its memory limit of {} bytes)",
+                    self.session.limits().memory_limit_bytes
+                ))
+            }
+            _ => ErrorCode::InternalError,
+        };
+        CodeModeError::new(code, text)
+    }
+
+    /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
+    pub fn finish(self: &Arc<Self>, result: Result<String, CodeModeError>) {
+        let (responder, metrics) = {
+            let mut state = self.state.lock();
+            if matches!(state.phase, Phase::Done) && state.responder.is_none() {
+                return;
+            }
+            state.phase = Phase::Done;
+            (state.responder.take(), state.metrics.clone())
+        };
+        self.running.store(false, Ordering::SeqCst);
+        self.control.abort();
+        let cancelled = self.book.lock().cancel_all();
+        for call_id in cancelled {
+            self.session.host().cancel(&call_id);
+        }
+        self.session.forget(&self.run_id);
+        if let Some(responder) = responder {
+            let outcome = self
+                .session
+                .outcome_final(&self.book, result, &metrics);
+            responder(outcome);
+        }
+    }
+
+    fn park(self: &Arc<Self>, reason: &'static str) {
+        let heap = {
+            let state = self.state.lock();
+            match &state.phase {
+                Phase::Live(vm) => vm.heap_bytes(),
+                _ => 0,
+            }
+        };
+        let (host_bytes, pending) = {
+            let book = self.book.lock();
+            (book.host_bytes() as u64, book.pending_calls().len())
+        };
+        if let Err(error) = self.session.park(self, reason, heap + host_bytes, pending) {
+            self.finish(Err(error));
+            return;
+        }
+        let (responder, metrics) = {
+            let mut state = self.state.lock();
+            (state.responder.take(), state.metrics.clone())
+        };
+        self.running.store(false, Ordering::SeqCst);
+        if let Some(responder) = responder {
+            responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));
+        }
+        // Events that raced with parking stay buffered for the next wait.
+    }
+
+    /// Settles a pending `yield_control` so the guest continues after a wait.
+    pub fn release_yield(&self) {
+        let request = self.book.lock().yield_request.take();
+        if let Some((id, reason)) = request {
+            let payload = serde_json::json!({ "status": "yielded", "reason": reason }).to_string();
+            self.inbox.lock().push_front(Event::HostReply {
+                bridge_id: id,
+                outcome: Ok(payload),
+            });
+            self.book.lock().expect_reply(id);
+        }
+    }
+}
+
+enum Verdict {
+    Idle,
+    Finish(Result<String, CodeModeError>),
+    Park(&'static str),
+}
+
+fn start_error(error: StartError, language: Language) -> CodeModeError {
+    match error {
+        StartError::Syntax { message, line, column } => CodeModeError::invalid_input(
+            crate::source::syntax_message(language, line, column, &message),
+        ),
+        StartError::Runtime(detail) if detail.contains("out of memory") => {
+            CodeModeError::internal(format!("code mode runtime ran out of memory while starting: {detail}"))
+        }
+        StartError::Runtime(detail) => {
+            CodeModeError::new(ErrorCode::RuntimeUnavailable, format!("code mode runtime could not start: {detail}"))
+        }
+    }
+}

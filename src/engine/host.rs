@@ -1,0 +1,95 @@
+//! The seam between the engine and whoever runs tools. The napi binding implements
+//! `Host` with threadsafe functions into Node; Rust tests implement it with fake hosts
+//! that answer now, later, with an error, or never.
+
+use super::cell::{Cell, Event};
+use crate::guest::control::Control;
+use std::sync::{Arc, Weak};
+
+/// One nested call as the host sees it: ids for `ToolCallContext` and the JSON input.
+#[derive(Clone, Debug)]
+pub struct HostCall {
+    /// Unique and stable across suspension: `ToolCallContext.callId`.
+    pub call_id: String,
+    /// The outer exec/wait tool-call id the gateway passed in.
+    pub parent_call_id: Option<String>,
+    pub run_id: String,
+    pub session_id: String,
+    /// Index of the tool in the session's host-side tool table.
+    pub tool_index: usize,
+    pub tool_name: String,
+    pub input_json: String,
+}
+
+/// A failed host call, as it reaches the guest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostFailure {
+    pub message: String,
+    /// `tool_error`, `invalid_input`, `input_contract`, `output_contract`.
+    pub code: &'static str,
+}
+
+pub trait Host: Send + Sync {
+    /// Starts a host call. The host answers once through `reply` (or never, if the call
+    /// is cancelled first); it must not block the calling worker.
+    fn call_tool(&self, call: HostCall, reply: Reply);
+    /// Aborts the `ctx.signal` of a call still running on the host.
+    fn cancel(&self, call_id: &str);
+}
+
+/// The way back into a cell for one host call. Dropping it without answering is allowed
+/// (the cell's own deadline and cancellation cover that); answering twice is impossible.
+pub struct Reply {
+    cell: Weak<Cell>,
+    bridge_id: u32,
+}
+
+impl Reply {
+    pub(crate) fn new(cell: Weak<Cell>, bridge_id: u32) -> Self {
+        Reply { cell, bridge_id }
+    }
+
+    pub fn ok(self, json: String) {
+        self.send(Ok(json));
+    }
+
+    pub fn fail(self, failure: HostFailure) {
+        self.send(Err(failure));
+    }
+
+    pub fn send(self, outcome: Result<String, HostFailure>) {
+        if let Some(cell) = self.cell.upgrade() {
+            cell.push(Event::HostReply {
+                bridge_id: self.bridge_id,
+                outcome,
+            });
+        }
+    }
+
+    /// A handle for `ctx.pauseBudget()`: pausing stops the cell's wall clock.
+    pub fn budget(&self) -> BudgetHandle {
+        BudgetHandle {
+            control: self.cell.upgrade().map(|cell| cell.control()),
+        }
+    }
+}
+
+/// Pauses and resumes a cell's wall-clock budget on behalf of a host call.
+#[derive(Clone)]
+pub struct BudgetHandle {
+    control: Option<Arc<Control>>,
+}
+
+impl BudgetHandle {
+    pub fn pause(&self) {
+        if let Some(control) = &self.control {
+            control.pause();
+        }
+    }
+
+    pub fn resume(&self) {
+        if let Some(control) = &self.control {
+            control.resume();
+        }
+    }
+}

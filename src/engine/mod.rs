@@ -1,0 +1,14 @@
+//! The engine: worker pool, cells (runs) and their books, the parked-run store, the
+//! output budget, timers and the host seam.
+
+pub mod book;
+pub mod cell;
+pub mod errors;
+pub mod host;
+pub mod output;
+pub mod pool;
+pub mod result;
+pub mod session;
+pub mod store;
+pub mod timer;
+pub mod trajectory;

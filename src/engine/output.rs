@@ -1,0 +1,794 @@
+//! The shared output budget of one cell (SPEC §7): its `text()`/`json()`/console entries
+//! plus the final value or error, across exec and every wait, within `maxOutputBytes`
+//! bytes of compact JSON (UTF-8).
+//! Invariants: the compact-JSON bytes of everything delivered over a run never exceed
+//! the budget; undelivered output is stored in at most `max_bytes` bytes however much
+//! the guest writes; prefixes are cut on char boundaries only; nothing is re-delivered.
+//!
+//! Key order: entries and markers are built with keys inserted in documented order
+//! (`type` first; `truncated, omittedBytes, guidance, prefix`). `serde_json` keeps that
+//! order only with its `preserve_order` feature; sizes never depend on it, and
+//! [`TruncationMarker::to_json_string`] and the entries' JSON (used for prefixes) are
+//! written by hand in documented order either way.
+
+use serde_json::{Map, Value};
+use std::io::{self, Write};
+
+/// The marker's fixed guidance text.
+pub const GUIDANCE: &str = "Output truncated; rerun with narrower args.";
+/// Appended to an error cut to fit its share.
+pub const ERROR_SUFFIX: &str = " [error truncated]";
+
+const MARKER_HEAD: &str = r#"{"truncated":true,"omittedBytes":"#;
+const MARKER_MID: &str = r#","guidance":"Output truncated; rerun with narrower args.","prefix":"#;
+const TEXT_HEAD: &str = r#"{"type":"text","text":"#;
+const JSON_HEAD: &str = r#"{"type":"json","value":"#;
+// An output marker travels as `[{"type":"json","value":<marker>}]`.
+const OUTPUT_WRAP: usize = JSON_HEAD.len() + 3;
+
+/// One guest output entry, in call order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputEntry {
+    /// `{"type":"text","text":...}`
+    Text(String),
+    /// `{"type":"json","value":...}`
+    Json(Value),
+}
+
+impl OutputEntry {
+    /// The entry as the result's `output[i]` object.
+    pub fn into_value(self) -> Value {
+        let mut m = Map::new();
+        match self {
+            OutputEntry::Text(text) => {
+                m.insert("type".into(), "text".into());
+                m.insert("text".into(), text.into());
+            }
+            OutputEntry::Json(value) => {
+                m.insert("type".into(), "json".into());
+                m.insert("value".into(), value);
+            }
+        }
+        Value::Object(m)
+    }
+
+    fn write_json<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        match self {
+            OutputEntry::Text(text) => {
+                w.write_all(TEXT_HEAD.as_bytes())?;
+                serde_json::to_writer(&mut *w, text)?;
+            }
+            OutputEntry::Json(value) => {
+                w.write_all(JSON_HEAD.as_bytes())?;
+                serde_json::to_writer(&mut *w, value)?;
+            }
+        }
+        w.write_all(b"}")
+    }
+}
+
+/// The result cannot be projected into the remaining budget at all; the caller reports
+/// `output_limit_exceeded`. Nothing was consumed from the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overflow;
+
+impl std::fmt::Display for Overflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the result cannot fit the remaining output budget")
+    }
+}
+
+impl std::error::Error for Overflow {}
+
+/// `{"truncated":true,"omittedBytes":N,"guidance":...,"prefix":...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TruncationMarker {
+    /// Original compact-JSON bytes minus `prefix` bytes.
+    pub omitted_bytes: usize,
+    /// Leading part of the original compact JSON, cut on a char boundary.
+    pub prefix: String,
+}
+
+impl TruncationMarker {
+    /// The marker as a JSON value (keys in documented order under `preserve_order`).
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("truncated".into(), true.into());
+        m.insert("omittedBytes".into(), self.omitted_bytes.into());
+        m.insert("guidance".into(), GUIDANCE.into());
+        m.insert("prefix".into(), self.prefix.as_str().into());
+        Value::Object(m)
+    }
+
+    /// Compact JSON with keys in documented order, independent of serde_json features.
+    pub fn to_json_string(&self) -> String {
+        let prefix = serde_json::to_string(&self.prefix).unwrap_or_else(|_| "\"\"".into());
+        format!("{MARKER_HEAD}{}{MARKER_MID}{prefix}}}", self.omitted_bytes)
+    }
+
+    /// Byte length of the compact JSON.
+    pub fn json_len(&self) -> usize {
+        marker_len(self.omitted_bytes, json_string_len(&self.prefix))
+    }
+}
+
+/// The marker for `original` (compact JSON) with the longest prefix whose marker fits in
+/// `budget_bytes`; `None` if not even an empty prefix fits.
+pub fn truncation_marker(original: &str, budget_bytes: usize) -> Option<TruncationMarker> {
+    fit_marker(original, original.len(), budget_bytes)
+}
+
+/// `error` unchanged if its JSON string fits `budget_bytes`, else its leading part plus
+/// [`ERROR_SUFFIX`] within the budget; `None` if not even the bare suffix fits.
+pub fn truncate_error(error: &str, budget_bytes: usize) -> Option<String> {
+    if json_string_len(error) <= budget_bytes {
+        return Some(error.to_owned());
+    }
+    let room = budget_bytes.checked_sub(json_string_len(ERROR_SUFFIX))?;
+    let end = longest_prefix(error, |_, escaped| escaped <= room);
+    Some(format!("{}{ERROR_SUFFIX}", &error[..end]))
+}
+
+/// Budget of one cell run. See the module docs for the rules.
+#[derive(Debug)]
+pub struct OutputBudget {
+    max_bytes: usize,
+    delivered: usize,
+    pending: Pending,
+}
+
+/// Output recorded but not delivered yet.
+#[derive(Debug, Default)]
+struct Pending {
+    /// Entries kept whole; emptied once `clipped`.
+    values: Vec<Value>,
+    /// Comma-joined compact JSON of the entries, cut once it would pass the cap.
+    json: String,
+    /// Full length of that comma-joined JSON, including bytes never stored.
+    joined_len: usize,
+    count: usize,
+    clipped: bool,
+}
+
+impl Pending {
+    /// Cost of the compact JSON array of these entries; an empty array costs nothing.
+    fn cost(&self) -> usize {
+        if self.count == 0 {
+            0
+        } else {
+            self.joined_len + 2
+        }
+    }
+
+    /// The stored leading part of that array's JSON.
+    fn array_text(&self) -> String {
+        let close = if self.clipped { "" } else { "]" };
+        format!("[{}{close}", self.json)
+    }
+
+    /// Smallest size this output can be delivered in.
+    fn min_cost(&self) -> usize {
+        let cost = self.cost();
+        cost.min(marker_len(cost, 2) + OUTPUT_WRAP)
+    }
+}
+
+impl OutputBudget {
+    /// A budget of `max_bytes` compact-JSON bytes for the whole run.
+    pub fn new(max_bytes: usize) -> Self {
+        OutputBudget {
+            max_bytes,
+            delivered: 0,
+            pending: Pending::default(),
+        }
+    }
+
+    /// The whole run's budget (`maxOutputBytes`).
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// Bytes of the budget not yet delivered.
+    pub fn remaining(&self) -> usize {
+        self.max_bytes.saturating_sub(self.delivered)
+    }
+
+    /// Compact-JSON bytes of pending output held in memory (never above `max_bytes`).
+    pub fn stored_bytes(&self) -> usize {
+        self.pending.json.len()
+    }
+
+    /// Pending output bytes counted but not stored because storage stopped.
+    pub fn unstored_bytes(&self) -> usize {
+        self.pending.joined_len - self.pending.json.len()
+    }
+
+    /// Records an entry. Once pending output would pass `max_bytes`, its leading bytes
+    /// are kept for a marker prefix and later entries are only counted, so a guest
+    /// flooding `text()` cannot grow host memory.
+    pub fn push(&mut self, entry: OutputEntry) {
+        let p = &mut self.pending;
+        let sep = usize::from(p.count > 0);
+        p.count += 1;
+        if p.clipped {
+            p.joined_len += sep + counted_len(|w| entry.write_json(w));
+            return;
+        }
+        let mut w = LimitedWriter::new(self.max_bytes.saturating_sub(p.json.len()));
+        let fits = w
+            .write_all(&b","[..sep])
+            .and_then(|()| entry.write_json(&mut w))
+            .is_ok();
+        if fits {
+            p.joined_len += w.buf.len();
+            p.json.push_str(&w.into_text());
+            p.values.push(entry.into_value());
+        } else {
+            p.joined_len += sep + counted_len(|w| entry.write_json(w));
+            p.json.push_str(&w.into_text());
+            p.clipped = true;
+            p.values = Vec::new();
+        }
+    }
+
+    /// Output for a `waiting` result: the entries not delivered yet, or one marker entry,
+    /// within half of the remaining budget so the other half stays for the final value.
+    /// If not even a marker fits, nothing is delivered and the output stays pending.
+    pub fn take_partial(&mut self) -> Vec<Value> {
+        let share = self.remaining() / 2;
+        let output = self.project_output(share).unwrap_or_default();
+        if !output.is_empty() {
+            self.pending = Pending::default();
+        }
+        output
+    }
+
+    /// Output and value for a `completed` result; an oversized value becomes a marker.
+    pub fn finish_value(&mut self, value: Value) -> Result<(Vec<Value>, Value), Overflow> {
+        let cost = counted_len(|w| serde_json::to_writer(w, &value).map_err(io::Error::from));
+        let (output, share) = self.finish_output(cost, cost.min(marker_len(cost, 2)))?;
+        if cost <= share {
+            self.delivered += cost;
+            return Ok((output, value));
+        }
+        let mut w = LimitedWriter::new(share);
+        let _ = serde_json::to_writer(&mut w, &value); // cut at `share`: a longer prefix cannot fit
+        let marker = fit_marker(&w.into_text(), cost, share).ok_or(Overflow)?;
+        self.delivered += marker.json_len();
+        Ok((output, marker.to_value()))
+    }
+
+    /// Output and error text for a `failed` result; an oversized error is cut.
+    pub fn finish_error(&mut self, error: &str) -> Result<(Vec<Value>, String), Overflow> {
+        let cost = json_string_len(error);
+        let (output, share) = self.finish_output(cost, cost.min(json_string_len(ERROR_SUFFIX)))?;
+        let error = truncate_error(error, share).ok_or(Overflow)?;
+        self.delivered += json_string_len(&error);
+        Ok((output, error))
+    }
+
+    /// Splits the remaining budget between pending output and a final channel of
+    /// `final_cost` bytes (at least `final_min` once projected), delivers the output and
+    /// returns the final channel's share.
+    fn finish_output(
+        &mut self,
+        final_cost: usize,
+        final_min: usize,
+    ) -> Result<(Vec<Value>, usize), Overflow> {
+        let remaining = self.remaining();
+        let (out_cost, out_min) = (self.pending.cost(), self.pending.min_cost());
+        let (out_share, final_share) = if out_cost + final_cost <= remaining {
+            (out_cost, remaining - out_cost)
+        } else {
+            if out_min + final_min > remaining {
+                return Err(Overflow);
+            }
+            let out_half = remaining / 2;
+            let final_half = remaining - out_half;
+            // A channel needing less than its half passes the rest to the other.
+            let mut out_share = if out_cost <= out_half {
+                out_cost
+            } else if final_cost <= final_half {
+                remaining - final_cost
+            } else {
+                out_half
+            };
+            // A share below a channel's smallest projection borrows from the other;
+            // the check above guarantees the other keeps its own minimum.
+            if out_share < out_min {
+                out_share = out_min;
+            } else if remaining - out_share < final_min {
+                out_share = remaining - final_min;
+            }
+            (out_share, remaining - out_share)
+        };
+        let output = self.project_output(out_share).ok_or(Overflow)?;
+        self.pending = Pending::default();
+        Ok((output, final_share))
+    }
+
+    /// Pending output within `share`: unchanged, as one marker entry, or `None`. Counts
+    /// what it returns as delivered.
+    fn project_output(&mut self, share: usize) -> Option<Vec<Value>> {
+        let cost = self.pending.cost();
+        if cost <= share && !self.pending.clipped {
+            self.delivered += cost;
+            return Some(std::mem::take(&mut self.pending.values));
+        }
+        let budget = share.checked_sub(OUTPUT_WRAP)?;
+        let marker = fit_marker(&self.pending.array_text(), cost, budget)?;
+        self.delivered += marker.json_len() + OUTPUT_WRAP;
+        Some(vec![OutputEntry::Json(marker.to_value()).into_value()])
+    }
+}
+
+/// Marker for an original of `total_len` bytes whose leading part is `available`,
+/// with the longest prefix that fits `budget`.
+fn fit_marker(available: &str, total_len: usize, budget: usize) -> Option<TruncationMarker> {
+    if marker_len(total_len, 2) > budget {
+        return None;
+    }
+    // Growing the prefix by one char adds at least one escaped byte and removes at most
+    // one digit from omittedBytes, so the size never shrinks: the first miss ends it.
+    let end = longest_prefix(available, |raw, escaped| {
+        marker_len(total_len.saturating_sub(raw), escaped + 2) <= budget
+    });
+    Some(TruncationMarker {
+        omitted_bytes: total_len.saturating_sub(end),
+        prefix: available[..end].to_owned(),
+    })
+}
+
+/// End of the longest char-boundary prefix of `s` for which `fits(raw_bytes,
+/// escaped_bytes)` holds, scanning while it holds (callers pass monotone predicates).
+fn longest_prefix(s: &str, fits: impl Fn(usize, usize) -> bool) -> usize {
+    let mut escaped = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        escaped += escaped_len(c);
+        if !fits(i + c.len_utf8(), escaped) {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    end
+}
+
+/// Compact JSON bytes of a marker whose prefix serialises to `prefix_json_len` bytes.
+fn marker_len(omitted_bytes: usize, prefix_json_len: usize) -> usize {
+    MARKER_HEAD.len() + decimal_digits(omitted_bytes) + MARKER_MID.len() + prefix_json_len + 1
+}
+
+fn decimal_digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Bytes `c` takes inside a serde_json string: quote, backslash and the short control
+/// escapes take two, other control chars `\u00XX`, everything else (non-ASCII too) raw.
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// Bytes of `s` as a JSON string, quotes included.
+fn json_string_len(s: &str) -> usize {
+    2 + s.chars().map(escaped_len).sum::<usize>()
+}
+
+/// Bytes `write` produces, without materialising them.
+fn counted_len(write: impl FnOnce(&mut CountingWriter) -> io::Result<()>) -> usize {
+    let mut counter = CountingWriter(0);
+    let _ = write(&mut counter); // the counter never fails, so the count is complete
+    counter.0
+}
+
+struct CountingWriter(usize);
+
+impl Write for CountingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Keeps the first `cap` bytes written and fails past them, which stops serde_json early.
+struct LimitedWriter {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl LimitedWriter {
+    fn new(cap: usize) -> Self {
+        let buf = Vec::new();
+        LimitedWriter { buf, cap }
+    }
+
+    /// The kept bytes, minus a code point the cap cut in half (serde_json writes valid
+    /// UTF-8, so only the tail can be incomplete).
+    fn into_text(mut self) -> String {
+        let valid = std::str::from_utf8(&self.buf).map_or_else(|e| e.valid_up_to(), str::len);
+        self.buf.truncate(valid);
+        String::from_utf8(self.buf).unwrap_or_default()
+    }
+}
+
+impl Write for LimitedWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let room = self.cap - self.buf.len();
+        if room == 0 && !data.is_empty() {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        let n = room.min(data.len());
+        self.buf.extend_from_slice(&data[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn size(v: &Value) -> usize {
+        serde_json::to_string(v).map_or(usize::MAX, |s| s.len())
+    }
+
+    /// Delivered cost of an output array (an empty one costs nothing).
+    fn out_size(out: &[Value]) -> usize {
+        if out.is_empty() {
+            0
+        } else {
+            size(&Value::Array(out.to_vec()))
+        }
+    }
+
+    fn text(s: &str) -> OutputEntry {
+        OutputEntry::Text(s.to_owned())
+    }
+
+    /// The documented compact JSON of an array of text entries.
+    fn texts_json(texts: &[String]) -> String {
+        let entries: Vec<String> = texts
+            .iter()
+            .map(|t| {
+                format!(
+                    "{TEXT_HEAD}{}}}",
+                    serde_json::to_string(t).unwrap_or_default()
+                )
+            })
+            .collect();
+        format!("[{}]", entries.join(","))
+    }
+
+    fn marker_of(entry: &Value) -> TruncationMarker {
+        assert_eq!(entry["type"], "json");
+        let m = &entry["value"];
+        assert_eq!(
+            (&m["truncated"], &m["guidance"]),
+            (&json!(true), &json!(GUIDANCE))
+        );
+        let omitted = m["omittedBytes"]
+            .as_u64()
+            .map_or(usize::MAX, |n| n as usize);
+        let prefix = m["prefix"].as_str().unwrap_or_default().to_owned();
+        TruncationMarker {
+            omitted_bytes: omitted,
+            prefix,
+        }
+    }
+
+    #[test]
+    fn small_output_and_value_pass_through_unchanged() {
+        let mut b = OutputBudget::new(1024);
+        b.push(text("hi"));
+        b.push(OutputEntry::Json(json!({ "a": 1 })));
+        let (out, value) = b.finish_value(json!([1, 2])).unwrap();
+        let expected = [
+            json!({ "type": "text", "text": "hi" }),
+            json!({ "type": "json", "value": { "a": 1 } }),
+        ];
+        assert_eq!((out, value), (expected.to_vec(), json!([1, 2])));
+    }
+
+    #[test]
+    fn big_value_becomes_an_exact_marker_within_its_share() {
+        let mut b = OutputBudget::new(1024);
+        let (out, value) = b.finish_value(json!("x".repeat(2000))).unwrap();
+        assert!(out.is_empty());
+        // Original `"xxx…"` is 2002 bytes; the prefix's leading quote escapes to two bytes.
+        let expected = format!(
+            r#"{{"truncated":true,"omittedBytes":1086,"guidance":"Output truncated; rerun with narrower args.","prefix":"\"{}"}}"#,
+            "x".repeat(915)
+        );
+        assert_eq!(
+            marker_of(&json!({ "type": "json", "value": value })).to_json_string(),
+            expected
+        );
+        assert_eq!((expected.len(), size(&value)), (1024, 1024));
+    }
+
+    #[test]
+    fn marker_for_a_fixed_input_is_exact() {
+        let original = r#"{"msg":"héllo \"wörld\"","n":[1,2,3]}"#;
+        let m = truncation_marker(original, 125).unwrap();
+        let expected = r#"{"truncated":true,"omittedBytes":23,"guidance":"Output truncated; rerun with narrower args.","prefix":"{\"msg\":\"héllo \\"}"#;
+        assert_eq!(m.to_json_string(), expected);
+        assert_eq!(
+            (m.json_len(), expected.len(), size(&m.to_value())),
+            (125, 125, 125)
+        );
+        // 103 fixed bytes plus two digits is the smallest marker for 39 bytes.
+        assert_eq!(truncation_marker(original, 104), None);
+        assert_eq!(
+            truncation_marker(original, 105).map(|m| m.omitted_bytes),
+            Some(39)
+        );
+    }
+
+    #[test]
+    fn big_output_with_small_value_gives_output_the_unused_share() {
+        let texts: Vec<String> = (0..50)
+            .map(|i| format!("{i:03}{}", "t".repeat(97)))
+            .collect();
+        let mut b = OutputBudget::new(1024);
+        texts.iter().for_each(|t| b.push(text(t)));
+        let (out, value) = b.finish_value(json!({ "ok": true })).unwrap();
+        assert_eq!(value, json!({ "ok": true }));
+        assert_eq!(out.len(), 1);
+        let original = texts_json(&texts);
+        let m = marker_of(&out[0]);
+        assert!(
+            original.starts_with(&m.prefix)
+                && m.prefix.starts_with(r#"[{"type":"text","text":"000"#)
+        );
+        assert_eq!(m.omitted_bytes + m.prefix.len(), original.len());
+        assert!(out_size(&out) <= 1024 - 11 && out_size(&out) > 1000);
+    }
+
+    #[test]
+    fn small_output_with_big_value_gives_value_the_unused_share() {
+        let mut b = OutputBudget::new(1024);
+        b.push(text("note"));
+        let (out, value) = b.finish_value(json!("y".repeat(5000))).unwrap();
+        assert_eq!(out, vec![json!({ "type": "text", "text": "note" })]);
+        let out_cost = out_size(&out);
+        assert!(size(&value) <= 1024 - out_cost && size(&value) > 1024 - out_cost - 4);
+    }
+
+    #[test]
+    fn both_oversized_channels_split_the_budget_in_half() {
+        let mut b = OutputBudget::new(1000);
+        b.push(text(&"o".repeat(3000)));
+        let (out, value) = b.finish_value(json!("v".repeat(3000))).unwrap();
+        assert!(out_size(&out) <= 500 && out_size(&out) > 495);
+        assert!(size(&value) <= 500 && size(&value) > 495);
+    }
+
+    #[test]
+    fn multibyte_text_is_never_split() {
+        let original = serde_json::to_string(&json!("🎉中文é".repeat(400))).unwrap_or_default();
+        assert_eq!(truncation_marker(&original, 106), None); // 4802 bytes: four digits
+        for budget in 107..400 {
+            let m = truncation_marker(&original, budget).unwrap();
+            assert!(original.starts_with(&m.prefix) && !m.prefix.contains('\u{FFFD}'));
+            assert!(m.json_len() <= budget && size(&m.to_value()) == m.json_len());
+            // Maximal: one more char would not fit.
+            let next = original[m.prefix.len()..]
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
+            let longer = &original[..m.prefix.len() + next];
+            let bigger = TruncationMarker {
+                omitted_bytes: original.len() - longer.len(),
+                prefix: longer.into(),
+            };
+            assert!(bigger.json_len() > budget);
+        }
+        // Storage cut inside a code point keeps only whole chars.
+        let mut b = OutputBudget::new(1030);
+        b.push(text(&"🎉".repeat(300)));
+        assert!(b.stored_bytes() <= 1030 && b.stored_bytes() > 1026);
+        let (out, _) = b.finish_value(Value::Null).unwrap();
+        assert!(!marker_of(&out[0]).prefix.contains('\u{FFFD}'));
+    }
+
+    #[test]
+    fn quotes_and_backslashes_are_measured_escaped() {
+        let original = serde_json::to_string(&json!("\"\\".repeat(500))).unwrap_or_default();
+        for budget in [107, 108, 150, 333, 1000] {
+            let m = truncation_marker(&original, budget).unwrap();
+            assert_eq!(m.to_json_string().len(), m.json_len());
+            assert!(m.json_len() <= budget && m.json_len() + 3 > budget);
+            assert_eq!(m.omitted_bytes + m.prefix.len(), original.len());
+        }
+    }
+
+    #[test]
+    fn escaped_lengths_match_serde_json() {
+        let chars = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .chain(['é', '中', '🎉', '\u{2028}']);
+        for c in chars {
+            let s = c.to_string();
+            assert_eq!(
+                json_string_len(&s),
+                serde_json::to_string(&s).unwrap_or_default().len(),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn oversized_error_keeps_its_lead_and_ends_with_the_suffix() {
+        let mut b = OutputBudget::new(1024);
+        let (out, error) = b.finish_error(&"E".repeat(2000)).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(error, format!("{}{ERROR_SUFFIX}", "E".repeat(1004)));
+        assert_eq!(json_string_len(&error), 1024);
+        let quoted = truncate_error(&"\"q\"".repeat(100), 50).unwrap_or_default();
+        // Each `"q"` takes five bytes escaped: six fit beside the quotes and the suffix.
+        assert_eq!(quoted, format!("{}{ERROR_SUFFIX}", "\"q\"".repeat(6)));
+        assert_eq!(json_string_len(&quoted), 50);
+        assert_eq!(truncate_error("short", 1024).as_deref(), Some("short"));
+        assert_eq!(truncate_error("a message longer than the budget", 19), None);
+    }
+
+    #[test]
+    fn partial_results_carry_only_new_output() {
+        let mut b = OutputBudget::new(4096);
+        b.push(text("a"));
+        assert_eq!(
+            b.take_partial(),
+            vec![json!({ "type": "text", "text": "a" })]
+        );
+        assert!(b.take_partial().is_empty());
+        b.push(text("b"));
+        let (out, value) = b.finish_value(json!(1)).unwrap();
+        assert_eq!(
+            (out, value),
+            (vec![json!({ "type": "text", "text": "b" })], json!(1))
+        );
+    }
+
+    #[test]
+    fn delivered_bytes_count_against_later_results() {
+        let mut b = OutputBudget::new(1024);
+        b.push(text(&"p".repeat(400)));
+        let first = b.take_partial();
+        assert_eq!(out_size(&first), 427);
+        assert_eq!(b.remaining(), 597);
+        let (out, value) = b.finish_value(json!("v".repeat(700))).unwrap();
+        assert!(out.is_empty() && value.get("truncated").is_some());
+        assert!(size(&value) <= 597);
+    }
+
+    #[test]
+    fn partial_output_leaves_half_the_budget_for_the_final_value() {
+        let mut b = OutputBudget::new(1024);
+        b.push(text(&"h".repeat(600)));
+        let out = b.take_partial();
+        assert!(marker_of(&out[0]).omitted_bytes > 0);
+        assert!(out_size(&out) <= 512 && b.remaining() >= 512);
+    }
+
+    #[test]
+    fn partial_that_cannot_fit_a_marker_keeps_output_pending() {
+        let mut b = OutputBudget::new(200);
+        b.push(text(&"k".repeat(500)));
+        assert!(b.take_partial().is_empty());
+        let (out, value) = b.finish_value(Value::Null).unwrap();
+        assert_eq!((out.len(), value), (1, Value::Null));
+        assert!(out_size(&out) <= 196);
+    }
+
+    #[test]
+    fn flood_of_pushes_stays_bounded_and_counts_every_byte() {
+        let mut b = OutputBudget::new(65_536);
+        let kb = "f".repeat(1024);
+        for _ in 0..100_000 {
+            b.push(text(&kb));
+        }
+        assert!(b.stored_bytes() <= 65_536);
+        let entry = TEXT_HEAD.len() + 1026 + 1;
+        let original = 100_000 * entry + 99_999 + 2;
+        assert_eq!(b.stored_bytes() + b.unstored_bytes() + 2, original);
+        let (out, _) = b.finish_value(json!(null)).unwrap();
+        let m = marker_of(&out[0]);
+        assert_eq!(m.omitted_bytes + m.prefix.len(), original);
+    }
+
+    #[test]
+    fn unprojectable_result_overflows_without_consuming_budget() {
+        let mut b = OutputBudget::new(230);
+        b.push(text(&"o".repeat(1000)));
+        assert_eq!(b.finish_value(json!("v".repeat(1000))), Err(Overflow));
+        assert_eq!(b.remaining(), 230);
+        let (out, value) = b.finish_value(json!(1)).unwrap();
+        assert_eq!((out.len(), value), (1, json!(1)));
+        assert_eq!(
+            OutputBudget::new(19).finish_error("a long failure message"),
+            Err(Overflow)
+        );
+        assert_eq!(
+            OutputBudget::new(50).finish_value(json!(1)),
+            Ok((vec![], json!(1)))
+        );
+    }
+
+    /// Deterministic pseudo-random numbers for the property test.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % n.max(1)
+        }
+
+        fn string(&mut self, len: usize) -> String {
+            const ALPHABET: [&str; 8] = ["a", "\"", "\\", "\n", "\u{1}", "é", "中", "🎉"];
+            (0..len)
+                .map(|_| ALPHABET[self.next(ALPHABET.len())])
+                .collect()
+        }
+    }
+
+    #[test]
+    fn total_delivered_never_exceeds_the_budget() {
+        let mut rng = Lcg(7);
+        for max in [1024, 1500, 2048, 4096, 10_000] {
+            for _ in 0..150 {
+                let mut b = OutputBudget::new(max);
+                let mut delivered = 0;
+                let mut seen = String::new();
+                for _ in 0..rng.next(6) {
+                    for _ in 0..rng.next(5) {
+                        let len = rng.next(max / 2);
+                        b.push(if rng.next(2) == 0 {
+                            OutputEntry::Text(rng.string(len))
+                        } else {
+                            OutputEntry::Json(json!([rng.string(len)]))
+                        });
+                    }
+                    let before = b.remaining();
+                    let out = b.take_partial();
+                    assert!(out_size(&out) <= before / 2);
+                    delivered += out_size(&out);
+                    seen.push_str(&serde_json::to_string(&out).unwrap_or_default());
+                }
+                let len = rng.next(max * 2);
+                let remaining = b.remaining();
+                let result = if rng.next(2) == 0 {
+                    b.finish_value(json!({ "v": rng.string(len) }))
+                        .map(|(o, v)| (o, size(&v), v))
+                } else {
+                    b.finish_error(&rng.string(len))
+                        .map(|(o, e)| (o, json_string_len(&e), json!(e)))
+                };
+                match result {
+                    Ok((out, final_size, final_value)) => {
+                        delivered += out_size(&out) + final_size;
+                        seen.push_str(
+                            &serde_json::to_string(&(out, final_value)).unwrap_or_default(),
+                        );
+                    }
+                    Err(Overflow) => assert!(remaining < 300, "overflow with {remaining} left"),
+                }
+                assert!(delivered <= max, "{delivered} > {max}");
+                assert_eq!(delivered, max - b.remaining());
+                assert!(!seen.contains('\u{FFFD}'));
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The process-wide pool of worker threads that run guests. Workers take jobs from one
+//! queue; a job is one turn of one cell. Threads have a large stack so QuickJS's own
+//! stack limit (set well below it) always trips first.
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use parking_lot::Mutex;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+pub type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Stack of each worker thread; QuickJS's limit is `GUEST_STACK_BYTES`, far below.
+pub const WORKER_STACK_BYTES: usize = 32 * 1024 * 1024;
+pub const GUEST_STACK_BYTES: usize = 4 * 1024 * 1024;
+/// New cells waiting for a worker beyond this are refused (`runtime_unavailable`).
+pub const MAX_QUEUED_STARTS: usize = 16_384;
+
+pub struct Pool {
+    sender: Sender<Job>,
+    threads: usize,
+    queued_starts: AtomicUsize,
+}
+
+static CONFIGURED_THREADS: Mutex<Option<usize>> = Mutex::new(None);
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+/// Sets the worker count; only before the pool first starts.
+pub fn configure(threads: usize) -> Result<(), String> {
+    if POOL.get().is_some() {
+        return Err("configureCodeModeRuntime must be called before the first session runs a cell".into());
+    }
+    if threads == 0 || threads > 256 {
+        return Err("workerThreads must be an integer from 1 to 256".into());
+    }
+    *CONFIGURED_THREADS.lock() = Some(threads);
+    Ok(())
+}
+
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(2)
+}
+
+pub fn global() -> &'static Pool {
+    POOL.get_or_init(|| {
+        let threads = CONFIGURED_THREADS.lock().unwrap_or_else(default_threads);
+        Pool::start(threads)
+    })
+}
+
+impl Pool {
+    fn start(threads: usize) -> Pool {
+        let (sender, receiver) = unbounded::<Job>();
+        for index in 0..threads {
+            spawn_worker(index, receiver.clone());
+        }
+        Pool {
+            sender,
+            threads,
+            queued_starts: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Queues a turn of a cell that already exists; never refused, so no event is lost.
+    pub fn submit(&self, job: Job) {
+        // A send only fails once every receiver is gone, i.e. never while the process runs.
+        let _ = self.sender.send(job);
+    }
+
+    /// Queues the first turn of a new cell, refusing when too many are already waiting.
+    pub fn submit_start(&'static self, job: Job) -> Result<(), ()> {
+        if self.queued_starts.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_STARTS {
+            self.queued_starts.fetch_sub(1, Ordering::SeqCst);
+            return Err(());
+        }
+        self.submit(Box::new(move || {
+            self.queued_starts.fetch_sub(1, Ordering::SeqCst);
+            job();
+        }));
+        Ok(())
+    }
+}
+
+fn spawn_worker(index: usize, receiver: Receiver<Job>) {
+    let spawned = std::thread::Builder::new()
+        .name(format!("codemode-worker-{index}"))
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn(move || worker_loop(receiver));
+    if spawned.is_err() {
+        // Fewer workers is degraded but working; the remaining ones drain the queue.
+        eprintln!("codemode-native: could not start worker thread {index}");
+    }
+}
+
+fn worker_loop(receiver: Receiver<Job>) {
+    while let Ok(job) = receiver.recv() {
+        // Each job contains its own panic boundary; this one keeps the thread alive if a
+        // panic escapes anyway (the job's cell is then failed by its own drop guard).
+        let _ = catch_unwind(AssertUnwindSafe(job));
+    }
+}

@@ -1,0 +1,335 @@
+//! The core of a `CodeModeSession`, free of napi: scope ids, limits, the catalog and
+//! counters, the host, and exec/wait/close orchestration over cells and the store.
+
+use super::book::RunBook;
+use super::cell::{Cell, CellSource, Event, Responder};
+use super::host::Host;
+use super::result::{self, Outcome, RunMetrics};
+use super::store::{self, ParkedInfo, Scope};
+use super::timer;
+use crate::catalog::{describe_json, metadata_json, Catalog, ToolSpec};
+use crate::error::{messages, CodeModeError};
+use crate::limits::Limits;
+use crate::source::{self, ExecRequest, RawExecInput};
+use parking_lot::{Mutex, RwLock};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Ids and limits a session is created with.
+pub struct SessionConfig {
+    pub scope: Scope,
+    pub limits: Limits,
+    pub tools: Vec<ToolSpec>,
+}
+
+/// What the guest calls a tool: the host-side index and the exact host name.
+pub struct ToolRef {
+    pub host_index: usize,
+    pub tool_name: String,
+}
+
+#[derive(Default)]
+struct Counters {
+    search: AtomicU64,
+    describe: AtomicU64,
+    call: AtomicU64,
+}
+
+pub struct SessionCore {
+    scope: Scope,
+    limits: Limits,
+    catalog: RwLock<Catalog>,
+    direct_only: RwLock<Vec<String>>,
+    prelude_config: RwLock<Arc<str>>,
+    counter_scope: String,
+    counters: Counters,
+    host: Arc<dyn Host>,
+    closed: AtomicBool,
+    /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
+    cells: Mutex<HashMap<String, Arc<Cell>>>,
+}
+
+impl SessionCore {
+    pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Arc<SessionCore> {
+        let direct_only = direct_only_names(&config.tools);
+        let catalog = Catalog::build(config.tools, &[]);
+        let prelude_config = prelude_config_for(&catalog);
+        Arc::new(SessionCore {
+            scope: config.scope,
+            limits: config.limits,
+            catalog: RwLock::new(catalog),
+            direct_only: RwLock::new(direct_only),
+            prelude_config: RwLock::new(prelude_config),
+            counter_scope: crate::ids::random_hex(8),
+            counters: Counters::default(),
+            host,
+            closed: AtomicBool::new(false),
+            cells: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.scope.session_id
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn host(&self) -> &Arc<dyn Host> {
+        &self.host
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    pub fn prelude_config(&self) -> Arc<str> {
+        self.prelude_config.read().clone()
+    }
+
+    pub fn with_catalog<R>(&self, f: impl FnOnce(&Catalog) -> R) -> R {
+        f(&self.catalog.read())
+    }
+
+    pub fn direct_only(&self) -> Vec<String> {
+        self.direct_only.read().clone()
+    }
+
+    /// `addTools()`: appends keep names, counters and `counterScope`.
+    pub fn add_tools(&self, tools: Vec<ToolSpec>) {
+        let more_direct = direct_only_names(&tools);
+        let mut catalog = self.catalog.write();
+        catalog.append(tools);
+        *self.prelude_config.write() = prelude_config_for(&catalog);
+        self.direct_only.write().extend(more_direct);
+    }
+
+    pub fn count_call(&self) {
+        self.counters.call.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn resolve_tool(&self, callable: &str) -> Result<ToolRef, String> {
+        let catalog = self.catalog.read();
+        let entry = catalog
+            .by_callable_name(callable)
+            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
+        Ok(ToolRef {
+            host_index: entry.spec_index(),
+            tool_name: entry.tool_name().to_string(),
+        })
+    }
+
+    pub fn search(&self, query: &str, limit: u32, budget_bytes: usize) -> Result<String, String> {
+        self.counters.search.fetch_add(1, Ordering::Relaxed);
+        let max = self.limits.max_search_limit.max(1) as usize;
+        let limit = if limit == 0 {
+            self.limits.search_default_limit as usize
+        } else {
+            limit as usize
+        }
+        .clamp(1, max);
+        let catalog = self.catalog.read();
+        let names: Vec<&str> = catalog
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|i| catalog.get(i).map(|e| e.callable_name()))
+            .collect();
+        let text = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
+        if text.len() > budget_bytes {
+            return Err(
+                "catalog.search results do not fit the output budget; narrow the query or lower limit."
+                    .into(),
+            );
+        }
+        Ok(text)
+    }
+
+    pub fn describe(&self, callable: &str) -> Result<String, String> {
+        self.counters.describe.fetch_add(1, Ordering::Relaxed);
+        let catalog = self.catalog.read();
+        let entry = catalog
+            .by_callable_name(callable)
+            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
+        Ok(describe_json(entry).to_string())
+    }
+
+    pub fn telemetry(&self) -> Value {
+        let catalog = self.catalog.read();
+        let counts = catalog.counts();
+        let mut visible = vec!["exec".to_string(), "wait".to_string()];
+        visible.extend(self.direct_only.read().iter().cloned());
+        json!({
+            "catalogSize": catalog.len(),
+            "sources": { "openclaw": counts.openclaw, "mcp": 0, "client": counts.client },
+            "counterScope": self.counter_scope,
+            "searchCount": self.counters.search.load(Ordering::Relaxed),
+            "describeCount": self.counters.describe.load(Ordering::Relaxed),
+            "callCount": self.counters.call.load(Ordering::Relaxed),
+            "visibleTools": visible,
+        })
+    }
+
+    /// Runs a cell. The responder is always called exactly once with the result.
+    /// Returns the cell (for abort wiring) when one was started.
+    pub fn exec(
+        self: &Arc<Self>,
+        input: RawExecInput,
+        parent_call_id: Option<String>,
+        responder: Responder,
+    ) -> Option<Arc<Cell>> {
+        let request: ExecRequest = match source::validate_exec_input(&input, &self.limits) {
+            Ok(request) => request,
+            Err(error) => {
+                responder(result::early_failure(&error, self.telemetry()));
+                return None;
+            }
+        };
+        let run_id = crate::ids::run_id();
+        let cell = Cell::new(
+            self.clone(),
+            run_id.clone(),
+            CellSource {
+                code: request.code,
+                language: request.language,
+            },
+            parent_call_id,
+        );
+        self.cells.lock().insert(run_id, cell.clone());
+        let budget = Duration::from_millis(self.limits.timeout_ms);
+        if let Err(responder) = cell.begin_call(budget, responder, true) {
+            responder(result::early_failure(
+                &CodeModeError::internal("cell could not start"),
+                self.telemetry(),
+            ));
+        }
+        Some(cell)
+    }
+
+    /// Resumes a parked run of this session's scope.
+    pub fn wait(self: &Arc<Self>, run_id: Option<String>, responder: Responder) -> Option<Arc<Cell>> {
+        let run_id = run_id.map(|r| r.trim().to_string()).unwrap_or_default();
+        if run_id.is_empty() {
+            responder(result::early_failure(
+                &CodeModeError::invalid_input(messages::RUN_ID_INVALID),
+                self.telemetry(),
+            ));
+            return None;
+        }
+        let cell = match store::global().claim(&run_id, &self.scope) {
+            Ok(cell) => cell,
+            Err(error) => {
+                responder(result::early_failure(&error, self.telemetry()));
+                return None;
+            }
+        };
+        cell.release_yield();
+        let budget = Duration::from_millis(self.limits.timeout_ms);
+        if let Err(responder) = cell.begin_call(budget, responder, false) {
+            responder(result::early_failure(
+                &CodeModeError::invalid_input("code mode run is already being resumed."),
+                self.telemetry(),
+            ));
+        }
+        Some(cell)
+    }
+
+    /// Parks a cell that is idle past its deadline or yielded.
+    pub fn park(&self, cell: &Arc<Cell>, reason: &'static str, bytes: u64, pending: usize) -> Result<(), CodeModeError> {
+        if bytes > self.limits.max_snapshot_bytes {
+            return Err(store::snapshot_limit());
+        }
+        let epoch = store::global().park(cell, &self.scope, reason, bytes, pending)?;
+        let run_id = cell.run_id.clone();
+        let ttl = Duration::from_secs(self.limits.snapshot_ttl_seconds);
+        timer::schedule(Instant::now() + ttl, move || {
+            if let Some(cell) = store::global().expire(&run_id, epoch) {
+                cell.finish(Err(CodeModeError::invalid_input(messages::RUN_UNAVAILABLE)));
+            }
+        });
+        Ok(())
+    }
+
+    /// A run settled or was dropped: it leaves the store and this session's list.
+    pub fn forget(&self, run_id: &str) {
+        store::global().remove(run_id);
+        self.cells.lock().remove(run_id);
+    }
+
+    pub fn outcome_final(
+        &self,
+        book: &Mutex<RunBook>,
+        result: Result<String, CodeModeError>,
+        metrics: &RunMetrics,
+    ) -> Outcome {
+        result::final_result(&mut book.lock(), result, metrics, self.telemetry())
+    }
+
+    pub fn outcome_waiting(&self, book: &Mutex<RunBook>, run_id: &str, reason: &str, metrics: &RunMetrics) -> Outcome {
+        result::waiting_result(&mut book.lock(), run_id, reason, metrics, self.telemetry())
+    }
+
+    pub fn runs(&self) -> Vec<ParkedInfo> {
+        store::global().list(&self.scope.session_id)
+    }
+
+    /// Drops one parked run of this session; false if there is none by that id.
+    pub fn cancel_run(&self, run_id: &str) -> bool {
+        let owned = self.cells.lock().contains_key(run_id);
+        if !owned {
+            return false;
+        }
+        match store::global().remove(run_id) {
+            Some(cell) => {
+                cell.finish(Err(CodeModeError::aborted()));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels active cells and drops parked ones. Idempotent.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let cells: Vec<Arc<Cell>> = self
+            .cells
+            .lock()
+            .drain()
+            .map(|(_, cell)| cell)
+            .collect();
+        for cell in cells {
+            if cell.is_running() {
+                cell.push(Event::Abort);
+            } else {
+                store::global().remove(&cell.run_id);
+                cell.finish(Err(CodeModeError::aborted()));
+            }
+        }
+    }
+}
+
+fn direct_only_names(tools: &[ToolSpec]) -> Vec<String> {
+    tools
+        .iter()
+        .filter(|t| t.direct_only)
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+/// The prelude's configuration: every catalog handle with its guest-visible metadata.
+fn prelude_config_for(catalog: &Catalog) -> Arc<str> {
+    let tools: Vec<Value> = catalog
+        .entries()
+        .iter()
+        .map(|entry| {
+            json!({
+                "callableName": entry.callable_name(),
+                "meta": metadata_json(entry),
+            })
+        })
+        .collect();
+    Arc::from(json!({ "tools": tools }).to_string())
+}

@@ -1,0 +1,166 @@
+//! The process-wide store of parked runs (SPEC §8). A parked run is a live VM, not a
+//! serialised heap: parking and resuming are O(1). The store bounds how many runs may be
+//! parked or resuming at once, scopes each to the session that made it, and expires them.
+
+use super::cell::Cell;
+use crate::error::{messages, CodeModeError, ErrorCode};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+pub const DEFAULT_MAX_SUSPENDED: usize = 64;
+
+/// Who may resume a run: everything must match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub agent_id: Option<String>,
+    pub agent_run_id: Option<String>,
+}
+
+struct Entry {
+    cell: Arc<Cell>,
+    scope: Scope,
+    parked_at: Instant,
+    /// Bumped on every park, so a TTL timer of an earlier park does nothing.
+    epoch: u64,
+    resuming: bool,
+    reason: &'static str,
+    bytes: u64,
+    pending: usize,
+}
+
+pub struct Store {
+    runs: Mutex<HashMap<String, Entry>>,
+    max: AtomicUsize,
+}
+
+/// A parked run as `runs()` lists it.
+pub struct ParkedInfo {
+    pub run_id: String,
+    pub reason: &'static str,
+    pub pending: usize,
+    pub parked_ms: f64,
+    pub bytes: u64,
+}
+
+pub fn global() -> &'static Store {
+    static STORE: OnceLock<Store> = OnceLock::new();
+    STORE.get_or_init(|| Store {
+        runs: Mutex::new(HashMap::new()),
+        max: AtomicUsize::new(DEFAULT_MAX_SUSPENDED),
+    })
+}
+
+impl Store {
+    pub fn set_max(&self, max: usize) {
+        self.max.store(max.max(1), Ordering::SeqCst);
+    }
+
+    pub fn len(&self) -> usize {
+        self.runs.lock().len()
+    }
+
+    /// Parks (or re-parks) a run; returns the park epoch for its TTL timer.
+    pub fn park(
+        &self,
+        cell: &Arc<Cell>,
+        scope: &Scope,
+        reason: &'static str,
+        bytes: u64,
+        pending: usize,
+    ) -> Result<u64, CodeModeError> {
+        let mut runs = self.runs.lock();
+        if let Some(entry) = runs.get_mut(&cell.run_id) {
+            entry.resuming = false;
+            entry.parked_at = Instant::now();
+            entry.epoch += 1;
+            entry.reason = reason;
+            entry.bytes = bytes;
+            entry.pending = pending;
+            return Ok(entry.epoch);
+        }
+        if runs.len() >= self.max.load(Ordering::SeqCst) {
+            return Err(CodeModeError::invalid_input("too many suspended code mode runs."));
+        }
+        runs.insert(
+            cell.run_id.clone(),
+            Entry {
+                cell: cell.clone(),
+                scope: scope.clone(),
+                parked_at: Instant::now(),
+                epoch: 1,
+                resuming: false,
+                reason,
+                bytes,
+                pending,
+            },
+        );
+        Ok(1)
+    }
+
+    /// Claims a parked run for `wait`; the slot stays reserved while it resumes.
+    pub fn claim(&self, run_id: &str, scope: &Scope) -> Result<Arc<Cell>, CodeModeError> {
+        let mut runs = self.runs.lock();
+        let Some(entry) = runs.get_mut(run_id) else {
+            return Err(CodeModeError::invalid_input(messages::RUN_UNAVAILABLE));
+        };
+        if entry.scope.session_id != scope.session_id
+            || entry.scope.session_key != scope.session_key
+            || entry.scope.agent_id != scope.agent_id
+        {
+            return Err(CodeModeError::invalid_input("code mode run belongs to a different session."));
+        }
+        if entry.scope.agent_run_id != scope.agent_run_id {
+            return Err(CodeModeError::invalid_input("code mode run belongs to a different agent run."));
+        }
+        if entry.resuming {
+            return Err(CodeModeError::invalid_input("code mode run is already being resumed."));
+        }
+        entry.resuming = true;
+        Ok(entry.cell.clone())
+    }
+
+    /// Removes a run that settled, expired or was cancelled.
+    pub fn remove(&self, run_id: &str) -> Option<Arc<Cell>> {
+        self.runs.lock().remove(run_id).map(|e| e.cell)
+    }
+
+    /// Removes the run if it is still parked from park `epoch` (TTL expiry).
+    pub fn expire(&self, run_id: &str, epoch: u64) -> Option<Arc<Cell>> {
+        let mut runs = self.runs.lock();
+        let stale = runs
+            .get(run_id)
+            .is_some_and(|e| e.epoch == epoch && !e.resuming);
+        if stale {
+            runs.remove(run_id).map(|e| e.cell)
+        } else {
+            None
+        }
+    }
+
+    pub fn list(&self, session_id: &str) -> Vec<ParkedInfo> {
+        let runs = self.runs.lock();
+        let mut out: Vec<ParkedInfo> = runs
+            .iter()
+            .filter(|(_, e)| e.scope.session_id == session_id && !e.resuming)
+            .map(|(id, e)| ParkedInfo {
+                run_id: id.clone(),
+                reason: e.reason,
+                pending: e.pending,
+                parked_ms: e.parked_at.elapsed().as_secs_f64() * 1000.0,
+                bytes: e.bytes,
+            })
+            .collect();
+        out.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        out
+    }
+}
+
+/// Exact failure when a run is too big to park.
+pub fn snapshot_limit() -> CodeModeError {
+    CodeModeError::new(ErrorCode::SnapshotLimitExceeded, "code mode snapshot limit exceeded")
+}

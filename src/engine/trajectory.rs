@@ -1,0 +1,72 @@
+//! Nested-call records (`nestedCalls` in results, SPEC §11): bounded, display-only.
+
+use super::host::HostCall;
+use serde_json::{json, Value};
+
+/// Previews are cut to about this many bytes (on a char boundary).
+pub const PREVIEW_BYTES: usize = 512;
+
+pub fn preview(text: &str) -> String {
+    if text.len() <= PREVIEW_BYTES {
+        return text.to_string();
+    }
+    let mut end = PREVIEW_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[derive(Clone, Debug)]
+pub struct NestedCall {
+    pub call_id: String,
+    pub parent_call_id: Option<String>,
+    pub tool_name: String,
+    pub status: &'static str,
+    pub duration_ms: Option<f64>,
+    pub input_preview: String,
+    pub output_preview: Option<String>,
+    pub error: Option<String>,
+}
+
+impl NestedCall {
+    pub fn started(call: &HostCall) -> Self {
+        NestedCall {
+            call_id: call.call_id.clone(),
+            parent_call_id: call.parent_call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            status: "pending",
+            duration_ms: None,
+            input_preview: preview(&call.input_json),
+            output_preview: None,
+            error: None,
+        }
+    }
+
+    pub fn to_json(&self, callable_name: Option<&str>) -> Value {
+        let mut record = json!({
+            "callId": self.call_id,
+            "toolName": self.tool_name,
+            "status": self.status,
+            "inputPreview": self.input_preview,
+        });
+        if let Some(map) = record.as_object_mut() {
+            if let Some(parent) = &self.parent_call_id {
+                map.insert("parentCallId".into(), json!(parent));
+            }
+            if let Some(name) = callable_name {
+                map.insert("callableName".into(), json!(name));
+            }
+            if let Some(ms) = self.duration_ms {
+                map.insert("durationMs".into(), json!(ms));
+            }
+            if let Some(out) = &self.output_preview {
+                map.insert("outputPreview".into(), json!(out));
+            }
+            if let Some(err) = &self.error {
+                map.insert("error".into(), json!(err));
+            }
+        }
+        record
+    }
+}

@@ -1,0 +1,90 @@
+//! The one error type of the crate. Every failure a caller can see maps to exactly one
+//! documented error code (SPEC §14); the message is the exact text the spec prescribes.
+
+use std::fmt;
+
+/// The documented error codes, as they appear in `CodeModeResult.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidInput,
+    RuntimeUnavailable,
+    Aborted,
+    Timeout,
+    OutputLimitExceeded,
+    SnapshotLimitExceeded,
+    InternalError,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::RuntimeUnavailable => "runtime_unavailable",
+            ErrorCode::Aborted => "aborted",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
+            ErrorCode::SnapshotLimitExceeded => "snapshot_limit_exceeded",
+            ErrorCode::InternalError => "internal_error",
+        }
+    }
+}
+
+/// A failure with its code and the model-facing message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeModeError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl CodeModeError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        CodeModeError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidInput, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InternalError, message)
+    }
+
+    pub fn timeout() -> Self {
+        Self::new(ErrorCode::Timeout, messages::TIMEOUT)
+    }
+
+    pub fn aborted() -> Self {
+        Self::new(ErrorCode::Aborted, messages::ABORTED)
+    }
+}
+
+impl fmt::Display for CodeModeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for CodeModeError {}
+
+/// Exact messages from SPEC.md; tests match them byte for byte.
+pub mod messages {
+    pub const TIMEOUT: &str = "code mode timeout exceeded";
+    pub const ABORTED: &str = "code mode execution aborted";
+    pub const MODULE_ACCESS: &str = "code mode module access is disabled.";
+    pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work";
+    pub const CODE_MISMATCH: &str = "code and command must match when both are provided.";
+    pub const CODE_MISSING: &str = "code or command must be a non-empty string.";
+    pub const LANGUAGE_INVALID: &str = "language must be javascript or typescript.";
+    pub const RESTART_SAFE_INVALID: &str = "restartSafe must be a boolean.";
+    pub const RUN_ID_INVALID: &str = "runId must be a non-empty string.";
+    pub const RUN_UNAVAILABLE: &str = "code mode run is unavailable or expired.";
+    pub const RUNTIME_BUSY: &str = "code mode runtime is busy: the worker queue is full; retry shortly.";
+    pub const SESSION_CLOSED: &str = "code mode session is closed.";
+
+    pub fn language_disabled(language: &str) -> String {
+        format!("code mode {language} input is disabled.")
+    }
+}

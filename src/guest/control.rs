@@ -1,0 +1,166 @@
+//! The interrupt side of a VM: abort flag, wall-clock deadline and pause accounting,
+//! shared between the QuickJS interrupt handler (on whichever worker runs the VM), the
+//! host (abort signals, `pauseBudget`) and the timer thread.
+
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Why the interrupt handler stopped the guest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interrupt {
+    None,
+    Deadline,
+    Abort,
+}
+
+/// Nanoseconds since the process epoch; a u64 fits centuries.
+pub fn now_ns() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+pub fn instant_of(ns: u64) -> Instant {
+    let now = now_ns();
+    let now_instant = Instant::now();
+    if ns >= now {
+        now_instant + Duration::from_nanos(ns - now)
+    } else {
+        now_instant
+            .checked_sub(Duration::from_nanos(now - ns))
+            .unwrap_or(now_instant)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Control {
+    abort: AtomicBool,
+    deadline_ns: AtomicU64,
+    interrupted: AtomicU8,
+    /// Open `pauseBudget()` windows: the clock is stopped while any is open.
+    pauses: Mutex<PauseState>,
+}
+
+#[derive(Debug, Default)]
+struct PauseState {
+    open: u32,
+    since_ns: u64,
+}
+
+impl Control {
+    pub fn new() -> Self {
+        Control {
+            deadline_ns: AtomicU64::new(u64::MAX),
+            ..Default::default()
+        }
+    }
+
+    pub fn set_deadline_after(&self, budget: Duration) {
+        let ns = now_ns().saturating_add(u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX));
+        self.deadline_ns.store(ns, Ordering::SeqCst);
+    }
+
+    pub fn deadline_ns(&self) -> u64 {
+        self.deadline_ns.load(Ordering::SeqCst)
+    }
+
+    pub fn abort(&self) {
+        self.abort.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.abort.load(Ordering::SeqCst)
+    }
+
+    /// The budget is over: the deadline passed and no pause window is open.
+    pub fn deadline_passed(&self) -> bool {
+        if self.pauses.lock().open > 0 {
+            return false;
+        }
+        now_ns() >= self.deadline_ns()
+    }
+
+    /// Called by QuickJS every few thousand instructions; true stops the guest with an
+    /// uncatchable exception.
+    pub fn should_interrupt(&self) -> bool {
+        if self.is_aborted() {
+            self.interrupted.store(2, Ordering::SeqCst);
+            return true;
+        }
+        // A pause only stops the clock while the host waits; guest computation always counts.
+        if now_ns() >= self.deadline_ns() && self.pauses.lock().open == 0 {
+            self.interrupted.store(1, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+
+    pub fn interrupt(&self) -> Interrupt {
+        match self.interrupted.load(Ordering::SeqCst) {
+            1 => Interrupt::Deadline,
+            2 => Interrupt::Abort,
+            _ => Interrupt::None,
+        }
+    }
+
+    /// Opens a pause window (`ctx.pauseBudget()`).
+    pub fn pause(&self) {
+        let mut state = self.pauses.lock();
+        if state.open == 0 {
+            state.since_ns = now_ns();
+        }
+        state.open += 1;
+    }
+
+    /// Closes a pause window; the deadline moves by exactly the time all windows were open.
+    pub fn resume(&self) {
+        let mut state = self.pauses.lock();
+        if state.open == 0 {
+            return;
+        }
+        state.open -= 1;
+        if state.open == 0 {
+            let paused = now_ns().saturating_sub(state.since_ns);
+            let current = self.deadline_ns.load(Ordering::SeqCst);
+            self.deadline_ns
+                .store(current.saturating_add(paused), Ordering::SeqCst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abort_interrupts_with_the_abort_reason() {
+        let control = Control::new();
+        assert!(!control.should_interrupt());
+        control.abort();
+        assert!(control.should_interrupt());
+        assert_eq!(control.interrupt(), Interrupt::Abort);
+    }
+
+    #[test]
+    fn a_passed_deadline_interrupts_with_the_deadline_reason() {
+        let control = Control::new();
+        control.set_deadline_after(Duration::from_millis(0));
+        assert!(control.should_interrupt());
+        assert_eq!(control.interrupt(), Interrupt::Deadline);
+    }
+
+    #[test]
+    fn a_pause_moves_the_deadline_by_the_paused_time() {
+        let control = Control::new();
+        control.set_deadline_after(Duration::from_millis(20));
+        let before = control.deadline_ns();
+        control.pause();
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!control.deadline_passed());
+        control.resume();
+        assert!(control.deadline_ns() >= before + 30_000_000);
+        assert!(!control.deadline_passed());
+    }
+}

@@ -1,0 +1,6 @@
+//! The guest runtime: one QuickJS VM per cell, its natives, prelude and web globals.
+
+pub mod control;
+pub mod natives;
+pub mod url;
+pub mod vm;

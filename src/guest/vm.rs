@@ -1,0 +1,222 @@
+//! One isolated QuickJS runtime + context per cell. Only this module touches rquickjs:
+//! the engine sees a `Vm` that can start a cell, deliver host results and timer fires,
+//! and drain jobs. A `Vm` is `Send` (rquickjs `parallel`), so a parked cell can resume
+//! on any worker; pending resolvers stay inside the guest heap, never in Rust handles.
+
+use super::control::Control;
+use super::natives::{install_natives, Bridge};
+use rquickjs::context::EvalOptions;
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
+use std::sync::Arc;
+
+const PRELUDE: &str = include_str!("prelude.js");
+/// Name of the hidden global holding the prelude's internal surface. Guests can see it,
+/// but it only reaches the guest's own promises: nothing of the host is behind it.
+const INTERNAL: &str = "__codemode";
+pub const USER_FILE_JS: &str = "user.js";
+pub const USER_FILE_TS: &str = "user.ts";
+
+/// Limits a VM is created with.
+#[derive(Clone, Copy, Debug)]
+pub struct VmLimits {
+    pub memory_bytes: usize,
+    pub max_stack_bytes: usize,
+}
+
+/// Why starting a cell failed before any user code ran.
+#[derive(Debug)]
+pub enum StartError {
+    /// The user source does not compile; message and user-relative position.
+    Syntax { message: String, line: u32, column: u32 },
+    /// The runtime itself could not be set up (allocation failure and the like).
+    Runtime(String),
+}
+
+pub struct Vm {
+    // Field order matters: the context must drop before its runtime.
+    context: Context,
+    runtime: Runtime,
+}
+
+impl Vm {
+    /// Builds a fresh runtime, installs the natives and the prelude. `config_json` is the
+    /// prelude's configuration (the catalog handles to install).
+    pub fn new(
+        limits: VmLimits,
+        control: Arc<Control>,
+        bridge: Arc<dyn Bridge>,
+        config_json: &str,
+    ) -> Result<Vm, StartError> {
+        let runtime = Runtime::new().map_err(|e| StartError::Runtime(e.to_string()))?;
+        runtime.set_memory_limit(limits.memory_bytes);
+        runtime.set_max_stack_size(limits.max_stack_bytes);
+        let interrupt_control = control.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            interrupt_control.should_interrupt()
+        })));
+        runtime.set_host_promise_rejection_tracker(Some(Box::new(
+            |ctx, promise, reason, handled| {
+                let _ = track_rejection(&ctx, promise, reason, handled);
+            },
+        )));
+        let context = Context::full(&runtime).map_err(|e| StartError::Runtime(e.to_string()))?;
+        context.with(|ctx| -> Result<(), StartError> {
+            let natives = install_natives(&ctx, bridge).map_err(|e| runtime_error(&ctx, e))?;
+            let options = internal_eval_options("codemode:prelude");
+            let factory: Function = ctx
+                .eval_with_options(PRELUDE, options)
+                .catch(&ctx)
+                .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
+            let config: Value = ctx
+                .json_parse(config_json)
+                .catch(&ctx)
+                .map_err(|e| StartError::Runtime(format!("prelude config failed: {e}")))?;
+            let internal: Object = factory
+                .call((natives, config))
+                .catch(&ctx)
+                .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
+            hide_global(&ctx, INTERNAL, internal.into_value()).map_err(|e| runtime_error(&ctx, e))
+        })?;
+        Ok(Vm { context, runtime })
+    }
+
+    /// Compiles the user source as the body of an async function and starts it. The
+    /// wrapper puts user line 1 on script line 2, so locations are shifted back by one.
+    pub fn start(&self, js: &str, file: &str) -> Result<(), StartError> {
+        self.context.with(|ctx| {
+            let wrapped = format!("(async function () {{\n{js}\n}})");
+            let mut options = EvalOptions::default();
+            options.global = true;
+            options.strict = false;
+            options.backtrace_barrier = true;
+            options.filename = Some(file.to_string());
+            let compiled: Result<Function, _> =
+                ctx.eval_with_options(wrapped, options).catch(&ctx);
+            let function = match compiled {
+                Ok(function) => function,
+                Err(CaughtError::Exception(exception)) => {
+                    let (line, column) = stack_position(&exception.stack().unwrap_or_default(), file);
+                    return Err(StartError::Syntax {
+                        message: exception.message().unwrap_or_default(),
+                        line: line.saturating_sub(1).max(1),
+                        column: column.max(1),
+                    });
+                }
+                Err(other) => return Err(StartError::Syntax { message: other.to_string(), line: 1, column: 1 }),
+            };
+            call_internal(&ctx, "run", (function,)).map_err(|e| StartError::Runtime(e.to_string()))
+        })
+    }
+
+    /// Delivers a host result to the promise waiting on bridge id `id`.
+    pub fn settle(&self, id: u32, ok: bool, payload: &str) {
+        self.context.with(|ctx| {
+            let _: rquickjs::Result<Value> = call_internal(&ctx, "settle", (id, ok, payload));
+        });
+    }
+
+    /// Runs the callback of guest timer `id` (a no-op if it was cleared).
+    pub fn fire_timer(&self, id: u32) {
+        self.context.with(|ctx| {
+            let _: rquickjs::Result<Value> = call_internal(&ctx, "fireTimer", (id,));
+        });
+    }
+
+    /// Runs queued promise jobs until none is left or the interrupt handler stopped the
+    /// guest (the caller checks its `Control`).
+    pub fn drain_jobs(&self, control: &Control) {
+        self.context.with(|ctx| {
+            while ctx.execute_pending_job() {
+                if control.interrupt() != super::control::Interrupt::None {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// The first rejection that no handler has claimed, formatted like a thrown error.
+    pub fn first_unhandled_rejection(&self) -> Option<String> {
+        self.context.with(|ctx| {
+            let text: Option<String> = call_internal(&ctx, "firstUnhandled", ()).ok()?;
+            text
+        })
+    }
+
+    /// Bytes QuickJS has allocated for this VM.
+    pub fn heap_bytes(&self) -> u64 {
+        let usage = self.runtime.memory_usage();
+        u64::try_from(usage.malloc_size.max(0)).unwrap_or(0)
+    }
+}
+
+/// The first `file:line:column` in a QuickJS stack (script lines, not yet rebased).
+fn stack_position(stack: &str, file: &str) -> (u32, u32) {
+    let marker = format!("{file}:");
+    let Some(start) = stack.find(&marker) else {
+        return (2, 1);
+    };
+    let mut numbers = stack[start + marker.len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .take(2)
+        .map(|n| n.parse::<u32>().unwrap_or(1));
+    let line = numbers.next().unwrap_or(2);
+    let column = numbers.next().unwrap_or(1);
+    (line, column)
+}
+
+fn call_internal<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> rquickjs::Result<R>
+where
+    A: rquickjs::function::IntoArgs<'js>,
+    R: rquickjs::FromJs<'js>,
+{
+    let internal: Object = ctx.globals().get(INTERNAL)?;
+    let function: Function = internal.get(name)?;
+    function.call(args)
+}
+
+fn track_rejection<'js>(
+    ctx: &Ctx<'js>,
+    promise: Value<'js>,
+    reason: Value<'js>,
+    handled: bool,
+) -> rquickjs::Result<()> {
+    // The tracker can fire while the prelude itself is still being set up.
+    let internal: Option<Object> = ctx.globals().get(INTERNAL)?;
+    let Some(internal) = internal else {
+        return Ok(());
+    };
+    let function: Function = internal.get("track")?;
+    function.call((promise, reason, handled))
+}
+
+fn hide_global<'js>(ctx: &Ctx<'js>, name: &str, value: Value<'js>) -> rquickjs::Result<()> {
+    let object: Object = ctx.globals().get("Object")?;
+    let define: Function = object.get("defineProperty")?;
+    let descriptor = Object::new(ctx.clone())?;
+    descriptor.set("value", value)?;
+    descriptor.set("writable", false)?;
+    descriptor.set("enumerable", false)?;
+    descriptor.set("configurable", false)?;
+    define.call::<_, Value>((ctx.globals(), name, descriptor))?;
+    Ok(())
+}
+
+fn internal_eval_options(file: &str) -> EvalOptions {
+    let mut options = EvalOptions::default();
+    options.global = true;
+    options.strict = true;
+    options.backtrace_barrier = true;
+    options.filename = Some(file.to_string());
+    options
+}
+
+fn runtime_error(ctx: &Ctx<'_>, error: rquickjs::Error) -> StartError {
+    let detail = match error {
+        rquickjs::Error::Exception => {
+            let caught = ctx.catch();
+            format!("{caught:?}")
+        }
+        other => other.to_string(),
+    };
+    StartError::Runtime(detail)
+}

@@ -1,0 +1,470 @@
+//! Code-mode limits: the documented defaults and clamp ranges (API.md `CodeModeLimits`)
+//! and their resolution from untrusted config JSON (SPEC §12).
+//! Invariant: every `Limits` this module resolves has each field inside its clamp range,
+//! at least one language enabled, and `search_default_limit <= max_search_limit`.
+
+use serde_json::{Map, Value};
+
+const MIB: u64 = 1024 * 1024;
+
+/// One numeric limit: its JSON key, documented default and inclusive clamp range.
+struct Bound {
+    key: &'static str,
+    default: u64,
+    min: u64,
+    max: u64,
+}
+
+const fn bound(key: &'static str, default: u64, min: u64, max: u64) -> Bound {
+    Bound {
+        key,
+        default,
+        min,
+        max,
+    }
+}
+
+const TIMEOUT_MS: Bound = bound("timeoutMs", 10_000, 100, 60_000);
+const MEMORY_LIMIT_BYTES: Bound = bound("memoryLimitBytes", 64 * MIB, MIB, 1024 * MIB);
+const MAX_OUTPUT_BYTES: Bound = bound("maxOutputBytes", 65_536, 1024, 10 * MIB);
+const MAX_SNAPSHOT_BYTES: Bound = bound("maxSnapshotBytes", 10 * MIB, 1024, 256 * MIB);
+const MAX_PENDING_TOOL_CALLS: Bound = bound("maxPendingToolCalls", 16, 1, 128);
+const SNAPSHOT_TTL_SECONDS: Bound = bound("snapshotTtlSeconds", 900, 1, 86_400);
+// Also bounded by the effective `maxSearchLimit`, applied after resolution.
+const SEARCH_DEFAULT_LIMIT: Bound = bound("searchDefaultLimit", 8, 1, 50);
+const MAX_SEARCH_LIMIT: Bound = bound("maxSearchLimit", 50, 1, 50);
+const LANGUAGES_KEY: &str = "languages";
+
+/// Guest languages a session accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Languages {
+    pub javascript: bool,
+    pub typescript: bool,
+}
+
+impl Default for Languages {
+    fn default() -> Self {
+        Languages {
+            javascript: true,
+            typescript: true,
+        }
+    }
+}
+
+impl Languages {
+    /// Whether `language` (`"javascript"` or `"typescript"`) is enabled.
+    pub fn allows(&self, language: &str) -> bool {
+        match language {
+            "javascript" => self.javascript,
+            "typescript" => self.typescript,
+            _ => false,
+        }
+    }
+
+    /// Parses a non-empty array of known language names; `None` for anything else.
+    fn from_json(v: &Value) -> Option<Languages> {
+        let items = v.as_array().filter(|items| !items.is_empty())?;
+        let mut langs = Languages {
+            javascript: false,
+            typescript: false,
+        };
+        for item in items {
+            match item.as_str()? {
+                "javascript" => langs.javascript = true,
+                "typescript" => langs.typescript = true,
+                _ => return None,
+            }
+        }
+        Some(langs)
+    }
+
+    fn to_json(self) -> Value {
+        let names = [
+            ("javascript", self.javascript),
+            ("typescript", self.typescript),
+        ];
+        let enabled = names.iter().filter(|(_, on)| *on);
+        Value::Array(enabled.map(|(name, _)| Value::from(*name)).collect())
+    }
+}
+
+/// Resolved limits of a session (all values already clamped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    pub timeout_ms: u64,
+    pub memory_limit_bytes: u64,
+    pub max_output_bytes: u64,
+    pub max_snapshot_bytes: u64,
+    pub max_pending_tool_calls: u32,
+    pub snapshot_ttl_seconds: u64,
+    pub search_default_limit: u32,
+    pub max_search_limit: u32,
+    pub languages: Languages,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout_ms: TIMEOUT_MS.default,
+            memory_limit_bytes: MEMORY_LIMIT_BYTES.default,
+            max_output_bytes: MAX_OUTPUT_BYTES.default,
+            max_snapshot_bytes: MAX_SNAPSHOT_BYTES.default,
+            max_pending_tool_calls: to_u32(MAX_PENDING_TOOL_CALLS.default),
+            snapshot_ttl_seconds: SNAPSHOT_TTL_SECONDS.default,
+            search_default_limit: to_u32(SEARCH_DEFAULT_LIMIT.default),
+            max_search_limit: to_u32(MAX_SEARCH_LIMIT.default),
+            languages: Languages::default(),
+        }
+    }
+}
+
+impl Limits {
+    /// Resolves a `CodeModeLimits`-shaped object; `None` or a non-object gives the defaults.
+    pub fn from_json(v: Option<&Value>) -> Limits {
+        let defaults = Limits::default();
+        match v {
+            Some(v) => defaults.merge(v),
+            None => defaults,
+        }
+    }
+
+    /// Resolves several config layers, later ones winning key by key (global, then
+    /// agent). Unlike chained `merge`, this sees the raw `searchDefaultLimit` of every
+    /// layer, so a value clamped by an earlier layer's `maxSearchLimit` can recover.
+    pub fn from_layers(layers: &[Option<&Value>]) -> Limits {
+        let mut merged = Map::new();
+        for layer in layers.iter().flatten() {
+            if let Some(obj) = layer.as_object() {
+                for (key, value) in obj {
+                    if !value.is_null() {
+                        merged.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        Limits::from_json(Some(&Value::Object(merged)))
+    }
+
+    /// Applies `overrides` on top of `self`: an absent (or `null`) key keeps `self`'s
+    /// value, a present key follows the resolution rules (an invalid value means the
+    /// documented default, not `self`'s). A non-object override changes nothing.
+    pub fn merge(&self, overrides: &Value) -> Limits {
+        let Some(obj) = overrides.as_object() else {
+            return self.clone();
+        };
+        let max_search_limit = pick(obj, &MAX_SEARCH_LIMIT, self.max_search_limit.into());
+        let search_default_limit =
+            pick(obj, &SEARCH_DEFAULT_LIMIT, self.search_default_limit.into())
+                .min(max_search_limit);
+        let languages = match present(obj, LANGUAGES_KEY) {
+            None => self.languages,
+            Some(v) => Languages::from_json(v).unwrap_or_default(),
+        };
+        Limits {
+            timeout_ms: pick(obj, &TIMEOUT_MS, self.timeout_ms),
+            memory_limit_bytes: pick(obj, &MEMORY_LIMIT_BYTES, self.memory_limit_bytes),
+            max_output_bytes: pick(obj, &MAX_OUTPUT_BYTES, self.max_output_bytes),
+            max_snapshot_bytes: pick(obj, &MAX_SNAPSHOT_BYTES, self.max_snapshot_bytes),
+            max_pending_tool_calls: to_u32(pick(
+                obj,
+                &MAX_PENDING_TOOL_CALLS,
+                self.max_pending_tool_calls.into(),
+            )),
+            snapshot_ttl_seconds: pick(obj, &SNAPSHOT_TTL_SECONDS, self.snapshot_ttl_seconds),
+            search_default_limit: to_u32(search_default_limit),
+            max_search_limit: to_u32(max_search_limit),
+            languages,
+        }
+    }
+
+    /// `Required<CodeModeLimits>` as JSON: camelCase keys, `languages` as an array.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert(TIMEOUT_MS.key.into(), self.timeout_ms.into());
+        m.insert(
+            MEMORY_LIMIT_BYTES.key.into(),
+            self.memory_limit_bytes.into(),
+        );
+        m.insert(MAX_OUTPUT_BYTES.key.into(), self.max_output_bytes.into());
+        m.insert(
+            MAX_SNAPSHOT_BYTES.key.into(),
+            self.max_snapshot_bytes.into(),
+        );
+        m.insert(
+            MAX_PENDING_TOOL_CALLS.key.into(),
+            self.max_pending_tool_calls.into(),
+        );
+        m.insert(
+            SNAPSHOT_TTL_SECONDS.key.into(),
+            self.snapshot_ttl_seconds.into(),
+        );
+        m.insert(
+            SEARCH_DEFAULT_LIMIT.key.into(),
+            self.search_default_limit.into(),
+        );
+        m.insert(MAX_SEARCH_LIMIT.key.into(), self.max_search_limit.into());
+        m.insert(LANGUAGES_KEY.into(), self.languages.to_json());
+        Value::Object(m)
+    }
+}
+
+/// The value under `key`, treating `null` like an absent key (a JS `undefined` field may
+/// arrive as `null`, and must not reset an inherited value).
+fn present<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+/// Absent → `fallback`; a positive integer → clamped into range; anything else → default.
+fn pick(obj: &Map<String, Value>, bound: &Bound, fallback: u64) -> u64 {
+    match present(obj, bound.key) {
+        None => fallback,
+        Some(v) => positive_integer(v).map_or(bound.default, |n| n.clamp(bound.min, bound.max)),
+    }
+}
+
+/// A JSON number that is a positive integer. Integral floats count (JS has only
+/// doubles: `1000.0` is the integer 1000); ones beyond `u64` saturate, then clamp.
+fn positive_integer(v: &Value) -> Option<u64> {
+    let n = v.as_number()?;
+    if let Some(u) = n.as_u64() {
+        return (u > 0).then_some(u);
+    }
+    if n.is_i64() {
+        return None; // negative integer
+    }
+    let f = n.as_f64()?;
+    if !f.is_finite() || f.fract() != 0.0 || f <= 0.0 {
+        return None;
+    }
+    // `as` saturates at u64::MAX for larger floats, which the clamp then bounds.
+    Some(f as u64)
+}
+
+fn to_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn resolve(v: Value) -> Limits {
+        Limits::from_json(Some(&v))
+    }
+
+    #[test]
+    fn absent_config_gives_documented_defaults() {
+        let l = Limits::from_json(None);
+        assert_eq!(l, Limits::default());
+        assert_eq!(
+            l.to_json(),
+            json!({
+                "timeoutMs": 10000, "memoryLimitBytes": 67108864, "maxOutputBytes": 65536,
+                "maxSnapshotBytes": 10485760, "maxPendingToolCalls": 16,
+                "snapshotTtlSeconds": 900, "searchDefaultLimit": 8, "maxSearchLimit": 50,
+                "languages": ["javascript", "typescript"]
+            })
+        );
+    }
+
+    #[test]
+    fn non_object_config_gives_defaults() {
+        assert_eq!(resolve(json!(true)), Limits::default());
+        assert_eq!(resolve(json!([1, 2])), Limits::default());
+    }
+
+    #[test]
+    fn integers_in_range_are_kept() {
+        let l = resolve(json!({
+            "timeoutMs": 100, "memoryLimitBytes": 1073741824, "maxOutputBytes": 2048,
+            "maxSnapshotBytes": 1024, "maxPendingToolCalls": 128, "snapshotTtlSeconds": 1,
+            "searchDefaultLimit": 3, "maxSearchLimit": 20
+        }));
+        assert_eq!(
+            (
+                l.timeout_ms,
+                l.memory_limit_bytes,
+                l.max_output_bytes,
+                l.max_snapshot_bytes
+            ),
+            (100, 1_073_741_824, 2048, 1024)
+        );
+        assert_eq!(
+            (
+                l.max_pending_tool_calls,
+                l.snapshot_ttl_seconds,
+                l.search_default_limit
+            ),
+            (128, 1, 3)
+        );
+        assert_eq!(l.max_search_limit, 20);
+    }
+
+    #[test]
+    fn out_of_range_integers_are_clamped() {
+        let low = resolve(json!({
+            "timeoutMs": 99, "memoryLimitBytes": 1, "maxOutputBytes": 1023,
+            "maxSnapshotBytes": 5, "snapshotTtlSeconds": 1
+        }));
+        assert_eq!(
+            (
+                low.timeout_ms,
+                low.memory_limit_bytes,
+                low.max_output_bytes,
+                low.max_snapshot_bytes
+            ),
+            (100, MIB, 1024, 1024)
+        );
+        let high = resolve(json!({
+            "timeoutMs": 60001, "memoryLimitBytes": 5_000_000_000u64,
+            "maxOutputBytes": 11 * MIB, "maxSnapshotBytes": 300 * MIB,
+            "maxPendingToolCalls": 129, "snapshotTtlSeconds": 86401, "maxSearchLimit": 51
+        }));
+        assert_eq!(
+            (high.timeout_ms, high.memory_limit_bytes),
+            (60_000, 1024 * MIB)
+        );
+        assert_eq!(
+            (high.max_output_bytes, high.max_snapshot_bytes),
+            (10 * MIB, 256 * MIB)
+        );
+        assert_eq!(
+            (high.max_pending_tool_calls, high.snapshot_ttl_seconds),
+            (128, 86_400)
+        );
+        assert_eq!(high.max_search_limit, 50);
+    }
+
+    #[test]
+    fn huge_integral_numbers_clamp_to_the_maximum() {
+        let l = resolve(json!({ "timeoutMs": 1e300, "maxPendingToolCalls": u64::MAX }));
+        assert_eq!((l.timeout_ms, l.max_pending_tool_calls), (60_000, 128));
+    }
+
+    #[test]
+    fn integral_floats_count_as_integers() {
+        assert_eq!(resolve(json!({ "timeoutMs": 2500.0 })).timeout_ms, 2500);
+    }
+
+    #[test]
+    fn non_integers_fall_back_to_default() {
+        let l = resolve(json!({ "timeoutMs": 150.5, "maxOutputBytes": 0.1 }));
+        assert_eq!((l.timeout_ms, l.max_output_bytes), (10_000, 65_536));
+    }
+
+    #[test]
+    fn non_positive_numbers_fall_back_to_default() {
+        let l =
+            resolve(json!({ "timeoutMs": 0, "maxOutputBytes": -5, "snapshotTtlSeconds": -1.0 }));
+        assert_eq!(
+            (l.timeout_ms, l.max_output_bytes, l.snapshot_ttl_seconds),
+            (10_000, 65_536, 900)
+        );
+    }
+
+    #[test]
+    fn non_numbers_fall_back_to_default() {
+        let l =
+            resolve(json!({ "timeoutMs": "5000", "maxOutputBytes": true, "maxSearchLimit": [3] }));
+        assert_eq!(
+            (l.timeout_ms, l.max_output_bytes, l.max_search_limit),
+            (10_000, 65_536, 50)
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored() {
+        assert_eq!(
+            resolve(json!({ "enabled": true, "runtime": "x" })),
+            Limits::default()
+        );
+    }
+
+    #[test]
+    fn search_default_limit_is_clamped_to_max_search_limit() {
+        let l = resolve(json!({ "searchDefaultLimit": 30, "maxSearchLimit": 10 }));
+        assert_eq!((l.search_default_limit, l.max_search_limit), (10, 10));
+        // The default (8) is clamped too, and an invalid value means that clamped default.
+        assert_eq!(
+            resolve(json!({ "maxSearchLimit": 5 })).search_default_limit,
+            5
+        );
+        let bad = resolve(json!({ "searchDefaultLimit": -1, "maxSearchLimit": 4 }));
+        assert_eq!(bad.search_default_limit, 4);
+        assert_eq!(
+            resolve(json!({ "searchDefaultLimit": 99 })).search_default_limit,
+            50
+        );
+    }
+
+    #[test]
+    fn languages_subset_is_kept() {
+        let l = resolve(json!({ "languages": ["typescript"] }));
+        assert_eq!(
+            l.languages,
+            Languages {
+                javascript: false,
+                typescript: true
+            }
+        );
+        assert!(!l.languages.allows("javascript") && l.languages.allows("typescript"));
+        assert_eq!(l.to_json()["languages"], json!(["typescript"]));
+    }
+
+    #[test]
+    fn invalid_languages_fall_back_to_both() {
+        for bad in [
+            json!([]),
+            json!(["javascript", "python"]),
+            json!("javascript"),
+            json!([1]),
+        ] {
+            assert_eq!(
+                resolve(json!({ "languages": bad })).languages,
+                Languages::default()
+            );
+        }
+    }
+
+    #[test]
+    fn merge_keeps_values_for_absent_keys() {
+        let base = resolve(json!({ "timeoutMs": 2000, "languages": ["javascript"] }));
+        let merged = base.merge(&json!({ "maxOutputBytes": 4096, "timeoutMs": null }));
+        assert_eq!((merged.timeout_ms, merged.max_output_bytes), (2000, 4096));
+        assert_eq!(
+            merged.languages,
+            Languages {
+                javascript: true,
+                typescript: false
+            }
+        );
+    }
+
+    #[test]
+    fn merge_applies_the_same_rules_to_overrides() {
+        let base = resolve(json!({ "timeoutMs": 2000, "maxPendingToolCalls": 4 }));
+        let merged = base.merge(&json!({ "timeoutMs": -1, "maxPendingToolCalls": 1000 }));
+        assert_eq!(
+            (merged.timeout_ms, merged.max_pending_tool_calls),
+            (10_000, 128)
+        );
+        let narrowed = base.merge(&json!({ "maxSearchLimit": 3 }));
+        assert_eq!(
+            (narrowed.search_default_limit, narrowed.max_search_limit),
+            (3, 3)
+        );
+        assert_eq!(base.merge(&json!("nope")), base);
+    }
+
+    #[test]
+    fn layers_resolve_raw_values_so_later_layers_can_widen() {
+        let global = json!({ "searchDefaultLimit": 20, "maxSearchLimit": 10, "timeoutMs": 500 });
+        let agent = json!({ "maxSearchLimit": 40 });
+        let l = Limits::from_layers(&[Some(&global), None, Some(&agent)]);
+        assert_eq!(
+            (l.search_default_limit, l.max_search_limit, l.timeout_ms),
+            (20, 40, 500)
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! TypeScript cells (SPEC §3.3): oxc strips types into JavaScript for the same async
+//! function wrapper, with no type checking and no module resolution.
+//!
+//! The pipeline runs the shared cell checks of [`super::program`] on the TypeScript AST
+//! (so errors carry `user.ts` positions), then `SemanticBuilder` (with enum evaluation, which
+//! the enum transform requires) and oxc's TypeScript transform with ES-next output, and
+//! prints with comments off. Enums become IIFEs, namespaces become functions, parameter
+//! properties become assignments; everything else typed is erased. Legacy
+//! (`experimentalDecorators`) decorators are lowered by oxc to calls of `decorate` helpers,
+//! which oxc imports from `@oxc-project/runtime`; a cell cannot import, so those imports are
+//! replaced by local function declarations defined below. Any other helper import is a
+//! transform error.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use oxc::allocator::Allocator;
+use oxc::ast::ast::{ImportDeclarationSpecifier, Program, Statement};
+use oxc::codegen::{Codegen, CodegenOptions, CommentOptions};
+use oxc::semantic::SemanticBuilder;
+use oxc::transformer::{HelperLoaderMode, TransformOptions, Transformer};
+
+use super::program::{self, Language, SourceError};
+
+const HELPER_PREFIX: &str = "@oxc-project/runtime/helpers/";
+const MAX_TRANSFORM_MESSAGE_BYTES: usize = 400;
+
+/// Transforms a TypeScript cell body into JavaScript, after the same checks as a JavaScript
+/// cell (module access, syntax, `export`).
+pub fn transform_typescript(source: &str) -> Result<String, SourceError> {
+    program::guard_nesting(source)?;
+    program::shielded(|| program::with_arena(|allocator| transform_in(allocator, source)))
+}
+
+fn transform_in(allocator: &Allocator, source: &str) -> Result<String, SourceError> {
+    let parsed = program::parse_cell(allocator, source, Language::TypeScript);
+    program::reject_unrecoverable(source, &parsed)?;
+    program::reject_module_syntax(&parsed)?;
+    let needs_nodes = program::may_name_require(source);
+    let built = SemanticBuilder::new()
+        .with_enum_eval(true)
+        .with_build_nodes(needs_nodes)
+        .build(&parsed.program);
+    if needs_nodes {
+        program::reject_require_calls(&built.semantic)?;
+    }
+    program::reject_recoverable(source, &parsed)?;
+    if built.diagnostics.has_errors() {
+        return Err(program::first_diagnostic(source, built.diagnostics.iter()));
+    }
+    let scoping = built.semantic.into_scoping();
+    let mut program = parsed.program;
+    let returned = Transformer::new(allocator, Path::new("user.ts"), options())
+        .build_with_scoping(scoping, &mut program);
+    if returned.diagnostics.has_errors() {
+        let joined = returned
+            .diagnostics
+            .iter()
+            .map(|d| d.message.trim_end_matches('.').to_owned())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(SourceError::Transform(program::bound(&joined, MAX_TRANSFORM_MESSAGE_BYTES)));
+    }
+    let helpers = take_helper_imports(&mut program)?;
+    let printed = Codegen::new().with_options(codegen_options()).build(&program).code;
+    Ok(if helpers.is_empty() { printed } else { helpers + &printed })
+}
+
+/// Transform options, built once: TypeScript only (ES-next, no downlevelling), legacy
+/// decorators without metadata.
+fn options() -> &'static TransformOptions {
+    static OPTIONS: OnceLock<TransformOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let mut options = TransformOptions::default();
+        options.decorator.legacy = true;
+        options.decorator.emit_decorator_metadata = false;
+        // Imports we can recognise and replace (the default `Runtime` mode today).
+        options.helper_loader.mode = HelperLoaderMode::Runtime;
+        options
+    })
+}
+
+fn codegen_options() -> CodegenOptions {
+    CodegenOptions { comments: CommentOptions::disabled(), ..CodegenOptions::default() }
+}
+
+/// Removes the module statements the transformer may add (helper imports and the `export {}`
+/// marker; the user's own were refused earlier) and returns the helper definitions to
+/// prepend (function declarations hoist, so their position does not matter).
+fn take_helper_imports(program: &mut Program<'_>) -> Result<String, SourceError> {
+    let mut helpers = String::new();
+    let mut unknown = None;
+    program.body.retain(|statement| match statement {
+        Statement::ImportDeclaration(import) => {
+            let name = import.source.value.strip_prefix(HELPER_PREFIX).unwrap_or("");
+            let local = import.specifiers.as_ref().and_then(|s| s.first()).and_then(|s| match s {
+                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => Some(d.local.name),
+                _ => None,
+            });
+            match (helper_body(name), local) {
+                (Some(body), Some(local)) => {
+                    helpers.push_str("function ");
+                    helpers.push_str(local.as_str());
+                    helpers.push_str(body);
+                    helpers.push('\n');
+                }
+                _ => unknown = Some(import.source.value.to_string()),
+            }
+            false
+        }
+        Statement::ExportNamedDeclaration(export) => {
+            !export.specifiers.is_empty()
+        }
+        _ => true,
+    });
+    match unknown {
+        Some(module) => Err(SourceError::Transform(program::bound(
+            &format!("the transform needs the runtime helper `{module}`, which code mode does not provide"),
+            MAX_TRANSFORM_MESSAGE_BYTES,
+        ))),
+        None => Ok(helpers),
+    }
+}
+
+/// Parameter list and body of the helpers oxc's legacy decorator transform calls.
+fn helper_body(name: &str) -> Option<&'static str> {
+    match name {
+        // (decorators, target, key?, descriptor?): class decorators get `(target)` and return
+        // a replacement; member decorators get `(target, key, descriptor)` (with the current
+        // descriptor when `null` was passed) and may return a new one, which is defined last.
+        "decorate" => Some(
+            "(decorators, target, key, descriptor) { \
+             const member = arguments.length > 2; const described = arguments.length > 3; \
+             let value = !member ? target : descriptor === null ? \
+             (descriptor = Object.getOwnPropertyDescriptor(target, key)) : descriptor; \
+             for (let i = decorators.length - 1; i >= 0; i--) { \
+             const decorator = decorators[i]; if (!decorator) continue; \
+             const next = !member ? decorator(value) : described ? \
+             decorator(target, key, value) : decorator(target, key); \
+             if (next) value = next; } \
+             if (described && value) Object.defineProperty(target, key, value); \
+             return value; }",
+        ),
+        // Parameter decorators: a member decorator that also receives the parameter index.
+        "decorateParam" => Some(
+            "(index, decorator) { return function (target, key) { decorator(target, key, index); }; }",
+        ),
+        _ => None,
+    }
+}

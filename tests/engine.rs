@@ -1,0 +1,137 @@
+//! Engine tests through the plain-Rust session API with fake hosts.
+
+use codemode_native::catalog::{Source, ToolSpec};
+use codemode_native::engine::host::{Host, HostCall, HostFailure, Reply};
+use codemode_native::engine::session::{SessionConfig, SessionCore};
+use codemode_native::engine::store::Scope;
+use codemode_native::limits::Limits;
+use codemode_native::source::{Field, RawExecInput};
+use serde_json::{json, Value};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Answers every call with `{ "echo": input }`, or fails for the tool named `broken`,
+/// or never answers for `never`, on its own thread after `delay`.
+struct FakeHost {
+    delay: Duration,
+}
+
+impl Host for FakeHost {
+    fn call_tool(&self, call: HostCall, reply: Reply) {
+        let delay = self.delay;
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            match call.tool_name.as_str() {
+                "never" => std::mem::forget(reply),
+                "broken" => reply.fail(HostFailure { message: "disk on fire".into(), code: "tool_error" }),
+                _ => reply.ok(json!({ "echo": serde_json::from_str::<Value>(&call.input_json).unwrap_or(Value::Null) }).to_string()),
+            }
+        });
+    }
+    fn cancel(&self, _call_id: &str) {}
+}
+
+fn tool(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: format!("{name} tool"),
+        label: None,
+        parameters: None,
+        output_schema: None,
+        source: Source::Openclaw,
+        direct_only: false,
+        replay_safe: false,
+        control: false,
+    }
+}
+
+fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
+    SessionCore::new(
+        SessionConfig {
+            scope: Scope { session_id: "s1".into(), session_key: None, agent_id: None, agent_run_id: None },
+            limits: Limits::from_json(Some(&limits)),
+            tools,
+        },
+        Arc::new(FakeHost { delay: Duration::from_millis(1) }),
+    )
+}
+
+fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
+    let (tx, rx) = mpsc::channel();
+    let input = RawExecInput { code: Field::Value(code.into()), ..RawExecInput::default() };
+    session.exec(input, None, Box::new(move |outcome| {
+        let _ = tx.send(outcome);
+    }));
+    rx.recv_timeout(Duration::from_secs(30)).expect("a result")
+}
+
+fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
+    let (tx, rx) = mpsc::channel();
+    session.wait(Some(run_id.into()), Box::new(move |outcome| {
+        let _ = tx.send(outcome);
+    }));
+    rx.recv_timeout(Duration::from_secs(30)).expect("a result")
+}
+
+#[test]
+fn a_trivial_cell_completes_with_its_value() {
+    let s = session(json!({}), vec![]);
+    let result = exec(&s, "return 1 + 1");
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["value"], 2);
+}
+
+#[test]
+fn output_and_console_are_collected_in_order() {
+    let s = session(json!({}), vec![]);
+    let result = exec(&s, "text('a'); console.warn('b', 1); json({x: 1}); return null");
+    assert_eq!(result["output"], json!([{"type":"text","text":"a"},{"type":"text","text":"[warn] b 1"},{"type":"json","value":{"x":1}}]), "{result}");
+}
+
+#[test]
+fn a_tool_call_round_trips() {
+    let s = session(json!({}), vec![tool("echo"), tool("broken")]);
+    let result = exec(&s, "const r = await echo({a: 1}); let e; try { await broken({}) } catch (err) { e = [err.message, err.code, err.effectStatus] } return [r, e]");
+    assert_eq!(result["value"], json!([{"echo":{"a":1}}, ["disk on fire","tool_error","unknown"]]), "{result}");
+    assert_eq!(result["telemetry"]["callCount"], 2);
+}
+
+#[test]
+fn a_spinning_guest_times_out() {
+    let s = session(json!({"timeoutMs": 200}), vec![]);
+    let result = exec(&s, "while (true) {}");
+    assert_eq!(result["code"], "timeout", "{result}");
+    assert_eq!(result["error"], "code mode timeout exceeded");
+}
+
+#[test]
+fn a_slow_tool_parks_and_wait_completes() {
+    let s = session(json!({"timeoutMs": 100}), vec![tool("never"), tool("echo")]);
+    let first = exec(&s, "text('before'); await yield_control('pause'); text('after'); return 'done'");
+    assert_eq!(first["status"], "waiting", "{first}");
+    assert_eq!(first["reason"], "yield");
+    let run_id = first["runId"].as_str().unwrap_or_default().to_string();
+    let second = wait(&s, &run_id);
+    assert_eq!(second["status"], "completed", "{second}");
+    assert_eq!(second["output"], json!([{"type":"text","text":"after"}]));
+}
+
+#[test]
+fn guest_errors_show_user_frames_only() {
+    let s = session(json!({}), vec![]);
+    let result = exec(&s, "function f() {\n  throw new Error('boom');\n}\nf();");
+    assert_eq!(result["status"], "failed");
+    let error = result["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with("Error: boom\n"), "{error}");
+    assert!(error.contains("user.js:2:"), "{error}");
+    assert!(!error.contains("prelude"), "{error}");
+}
+
+#[test]
+fn unhandled_rejections_fail_the_cell() {
+    let s = session(json!({}), vec![]);
+    let result = exec(&s, "Promise.reject(new Error('lost')); return 1");
+    assert_eq!(result["status"], "failed", "{result}");
+    assert!(result["error"].as_str().unwrap_or_default().starts_with("Error: lost"));
+}
