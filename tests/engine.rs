@@ -135,3 +135,71 @@ fn unhandled_rejections_fail_the_cell() {
     assert_eq!(result["status"], "failed", "{result}");
     assert!(result["error"].as_str().unwrap_or_default().starts_with("Error: lost"));
 }
+
+#[test]
+#[ignore = "timing probe: cargo test --release --test engine -- --ignored --nocapture"]
+fn timing_probe_of_trivial_cells() {
+    use codemode_native::guest::control::Control;
+    let s = session(json!({}), vec![]);
+    for _ in 0..50 {
+        exec(&s, "return 1");
+    }
+    let n = 2000;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        exec(&s, "return 1 + 1");
+    }
+    println!("exec round trip: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        let rt = rquickjs::Runtime::new().unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        drop(ctx);
+        drop(rt);
+    }
+    println!("runtime+context: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    let _ = Control::new();
+}
+
+struct NullBridge;
+impl codemode_native::guest::natives::Bridge for NullBridge {
+    fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> { Ok(1) }
+    fn output(&self, _: u8, _: String) {}
+    fn console(&self, _: String) {}
+    fn timer(&self, _: u64) -> Result<u32, String> { Ok(1) }
+    fn clear_timer(&self, _: u32) {}
+    fn yield_control(&self, _: Option<String>) -> u32 { 1 }
+    fn finish(&self, _: bool, _: String) {}
+    fn fail(&self, _: String) {}
+    fn search(&self, _: &str, _: u32) -> Result<String, String> { Ok("[]".into()) }
+    fn describe(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
+}
+
+#[test]
+#[ignore = "timing probe"]
+fn timing_probe_of_phases() {
+    use codemode_native::guest::control::Control;
+    use codemode_native::guest::vm::{Vm, VmLimits};
+    let n = 1000;
+    let limits = VmLimits { memory_bytes: 64 << 20, max_stack_bytes: 1 << 20 };
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        let vm = Vm::blank().ok();
+        if let Some(vm) = &vm { let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#); }
+        drop(vm);
+    }
+    println!("vm new: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        let _ = codemode_native::source::prepare("return 1 + 1", codemode_native::source::Language::JavaScript);
+    }
+    println!("prepare: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    let vm = Vm::blank().ok().unwrap();
+    let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        let _ = vm.start("return 1 + 1", "user.js");
+        vm.drain_jobs(&Control::new());
+    }
+    println!("start+drain: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+}

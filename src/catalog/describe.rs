@@ -88,7 +88,9 @@ mod tests {
 
     fn typed(mut spec: ToolSpec) -> ToolSpec {
         spec.label = Some("Read".into());
-        spec.parameters = Some(json!({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}));
+        spec.parameters = Some(
+            json!({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}),
+        );
         spec.output_schema = Some(json!({"type":"string"}));
         spec
     }
@@ -127,10 +129,22 @@ mod tests {
     fn metadata_has_tool_name_and_hides_client_input() {
         let c = one(typed(client("read")));
         let m = metadata_json(&c.entries()[0]);
-        let keys: Vec<&str> = m.as_object().map_or(vec![], |o| o.keys().map(String::as_str).collect());
+        let keys: Vec<&str> = m
+            .as_object()
+            .map_or(vec![], |o| o.keys().map(String::as_str).collect());
         let mut sorted = keys.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, ["callableName", "description", "input", "label", "source", "toolName"]);
+        assert_eq!(
+            sorted,
+            [
+                "callableName",
+                "description",
+                "input",
+                "label",
+                "source",
+                "toolName"
+            ]
+        );
         assert_eq!(m["input"], "unknown");
         assert_eq!(m["toolName"], "read");
     }

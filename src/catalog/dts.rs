@@ -29,7 +29,11 @@ pub fn tool_dts(entry: &CatalogEntry) -> String {
         Source::Openclaw => ts_type(entry.output_schema()),
         Source::Client => "unknown".to_owned(),
     };
-    let optional = if input_optional(entry.parameters()) { "?" } else { "" };
+    let optional = if input_optional(entry.parameters()) {
+        "?"
+    } else {
+        ""
+    };
     let mut out = String::from("/**\n");
     for line in entry.description().lines() {
         push_doc_line(&mut out, line);
@@ -71,6 +75,7 @@ fn input_optional(parameters: Option<&Value>) -> bool {
             .get("required")
             .and_then(Value::as_array)
             .is_none_or(|r| r.is_empty()),
+        Some(Value::Bool(accepts_anything)) => *accepts_anything,
         Some(_) => false,
     }
 }
@@ -89,7 +94,7 @@ fn param_docs(parameters: Option<&Value>) -> Vec<(String, String)> {
             let doc: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
             let doc: String = doc.chars().take(MAX_PARAM_DOC_CHARS).collect();
             // JSDoc names must be plain identifiers; other names stay in the type only.
-            (super::render::is_identifier(name) && !doc.is_empty()).then(|| (name.clone(), doc))
+            (super::ts_text::is_identifier(name) && !doc.is_empty()).then(|| (name.clone(), doc))
         })
         .take(MAX_PARAM_DOCS)
         .collect();
@@ -167,7 +172,12 @@ mod tests {
     #[test]
     fn oversized_schemas_become_unknown() {
         let props: serde_json::Map<String, Value> = (0..2000)
-            .map(|i| (format!("{}_{i}", "long_property_name".repeat(3)), json!({"type":"string"})))
+            .map(|i| {
+                (
+                    format!("{}_{i}", "long_property_name".repeat(3)),
+                    json!({"type":"string"}),
+                )
+            })
             .collect();
         let mut t = tool("big");
         t.parameters = Some(json!({"type":"object","properties":props,"required":["x"]}));

@@ -27,10 +27,9 @@ pub fn input_hint(parameters: Option<&Value>) -> String {
     let Some(schema) = parameters else {
         return UNKNOWN.to_owned();
     };
-    let shallower = (1..=INPUT.max_depth).rev().map(|max_depth| Limits {
-        max_depth,
-        ..INPUT
-    });
+    let shallower = (1..=INPUT.max_depth)
+        .rev()
+        .map(|max_depth| Limits { max_depth, ..INPUT });
     let narrower = (0..INPUT.max_props).rev().map(|max_props| Limits {
         max_depth: 1,
         max_props,
@@ -71,7 +70,10 @@ mod tests {
     fn required_properties_come_first_then_optional_each_sorted() {
         let s = json!({"type":"object","required":["z","b"],"properties":{
             "a":{"type":"string"},"z":{"type":"boolean"},"c":{"type":"string"},"b":{"type":"null"}}});
-        assert_eq!(input(s), "{ b: null; z: boolean; a?: string; c?: string; ... }");
+        assert_eq!(
+            input(s),
+            "{ b: null; z: boolean; a?: string; c?: string; ... }"
+        );
     }
 
     #[test]
@@ -80,7 +82,10 @@ mod tests {
             json!({"items":{"type":"array","items":closed(json!({"id":{"type":"string"}}), json!(["id"]))}}),
             json!(["items"]),
         );
-        assert_eq!(output(s).as_deref(), Some("{ items: Array<{ id: string }> }"));
+        assert_eq!(
+            output(s).as_deref(),
+            Some("{ items: Array<{ id: string }> }")
+        );
     }
 
     #[test]
@@ -89,7 +94,10 @@ mod tests {
             json!({"mode":{"enum":["fast","slow",3,null]},"kind":{"const":"x"}}),
             json!(["kind"]),
         );
-        assert_eq!(input(s), r#"{ kind: "x"; mode?: "fast" | "slow" | 3 | null }"#);
+        assert_eq!(
+            input(s),
+            r#"{ kind: "x"; mode?: "fast" | "slow" | 3 | null }"#
+        );
     }
 
     #[test]
@@ -109,9 +117,18 @@ mod tests {
     #[test]
     fn nullable_and_type_lists_include_null_once() {
         assert_eq!(input(json!({"type":["string","null"]})), "string | null");
-        assert_eq!(input(json!({"type":"string","nullable":true})), "string | null");
-        assert_eq!(input(json!({"type":["string","null"],"nullable":true})), "string | null");
-        assert_eq!(input(json!({"enum":["a",null],"nullable":true})), r#""a" | null"#);
+        assert_eq!(
+            input(json!({"type":"string","nullable":true})),
+            "string | null"
+        );
+        assert_eq!(
+            input(json!({"type":["string","null"],"nullable":true})),
+            "string | null"
+        );
+        assert_eq!(
+            input(json!({"enum":["a",null],"nullable":true})),
+            r#""a" | null"#
+        );
     }
 
     #[test]
@@ -141,7 +158,10 @@ mod tests {
 
     #[test]
     fn non_identifier_property_names_are_quoted_on_one_line() {
-        let s = closed(json!({"a-b":{"type":"string"},"x\ny\u{2028}":{"type":"string"}}), json!([]));
+        let s = closed(
+            json!({"a-b":{"type":"string"},"x\ny\u{2028}":{"type":"string"}}),
+            json!([]),
+        );
         let hint = input(s);
         assert_eq!(hint, r#"{ "a-b"?: string; "x\ny\u2028"?: string }"#);
         assert!(!hint.contains('\n') && !hint.contains('\u{2028}'));
@@ -167,8 +187,9 @@ mod tests {
 
     #[test]
     fn too_many_input_properties_are_truncated_with_ellipsis() {
-        let props: serde_json::Map<String, Value> =
-            (0..40).map(|i| (format!("p{i:02}"), json!({"type":"string"}))).collect();
+        let props: serde_json::Map<String, Value> = (0..40)
+            .map(|i| (format!("p{i:02}"), json!({"type":"string"})))
+            .collect();
         let hint = input(closed(Value::Object(props), json!([])));
         assert!(hint.starts_with("{ p00?: string; p01?: string;"));
         assert!(hint.ends_with("; ... }") && hint.chars().count() <= 300);
@@ -178,8 +199,9 @@ mod tests {
     #[test]
     fn an_input_hint_over_300_chars_degrades_by_depth_then_properties() {
         let long = |i: usize| format!("{}{i}", "x".repeat(40));
-        let inner: serde_json::Map<String, Value> =
-            (0..5).map(|i| (long(i), json!({"type":"string"}))).collect();
+        let inner: serde_json::Map<String, Value> = (0..5)
+            .map(|i| (long(i), json!({"type":"string"})))
+            .collect();
         let outer: serde_json::Map<String, Value> = (0..5)
             .map(|i| (long(i), json!({"type":"object","properties":inner.clone()})))
             .collect();
@@ -201,8 +223,9 @@ mod tests {
 
     #[test]
     fn output_hints_over_850_chars_or_20_properties_are_dropped() {
-        let many: serde_json::Map<String, Value> =
-            (0..21).map(|i| (format!("p{i}"), json!({"type":"string"}))).collect();
+        let many: serde_json::Map<String, Value> = (0..21)
+            .map(|i| (format!("p{i}"), json!({"type":"string"})))
+            .collect();
         assert_eq!(output(closed(Value::Object(many), json!([]))), None);
         let long: serde_json::Map<String, Value> = (0..10)
             .map(|i| (format!("{}{i}", "y".repeat(90)), json!({"type":"string"})))
@@ -263,12 +286,17 @@ mod tests {
         let mut items = json!({"type":"string"});
         // Built by hand: `json!` interpolation serializes its argument recursively.
         let wrap = |key: &str, inner: Value, extra: Option<(&str, Value)>| {
-            let mut m: serde_json::Map<String, Value> = extra.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            let mut m: serde_json::Map<String, Value> =
+                extra.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
             m.insert(key.to_owned(), inner);
             Value::Object(m)
         };
         for _ in 0..100_000 {
-            any_of = wrap("anyOf", Value::Array(vec![any_of, json!({"type":"null"})]), None);
+            any_of = wrap(
+                "anyOf",
+                Value::Array(vec![any_of, json!({"type":"null"})]),
+                None,
+            );
             items = wrap("items", items, Some(("type", json!("array"))));
         }
         assert!(input_hint(Some(&any_of)).chars().count() <= 300);

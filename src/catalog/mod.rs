@@ -4,6 +4,7 @@
 
 mod describe;
 mod dts;
+mod entry;
 mod hints;
 mod names;
 mod quick_index;
@@ -11,6 +12,7 @@ mod render;
 mod reserved;
 mod search;
 mod tokenize;
+mod ts_text;
 
 #[cfg(test)]
 mod test_support;
@@ -21,6 +23,7 @@ use serde_json::Value;
 
 pub use describe::{describe_json, metadata_json};
 pub use dts::{tool_dts, tool_dts_path};
+pub use entry::CatalogEntry;
 pub use hints::{input_hint, output_hint};
 pub use names::is_reserved;
 pub use quick_index::quick_index;
@@ -71,88 +74,6 @@ pub struct ToolSpec {
     pub control: bool,
 }
 
-/// A cataloged tool with its final callable name and precomputed hints.
-#[derive(Clone, Debug)]
-pub struct CatalogEntry {
-    callable_name: String,
-    tool_name: String,
-    label: Option<String>,
-    description: String,
-    source: Source,
-    input_hint: String,
-    output_hint: Option<String>,
-    parameters: Option<Value>,
-    output_schema: Option<Value>,
-    replay_safe: bool,
-    spec_index: usize,
-}
-
-impl CatalogEntry {
-    fn new(spec: ToolSpec, callable_name: String, spec_index: usize) -> CatalogEntry {
-        // Client schemas are untrusted: their hints stay deferred until describe().
-        let (input_hint, output_hint) = match spec.source {
-            Source::Openclaw => (
-                hints::input_hint(spec.parameters.as_ref()),
-                hints::output_hint(spec.output_schema.as_ref()),
-            ),
-            Source::Client => (hints::UNKNOWN.to_owned(), None),
-        };
-        CatalogEntry {
-            callable_name,
-            tool_name: spec.name,
-            label: spec.label,
-            description: spec.description,
-            source: spec.source,
-            input_hint,
-            output_hint,
-            parameters: spec.parameters,
-            output_schema: spec.output_schema,
-            replay_safe: spec.replay_safe,
-            spec_index,
-        }
-    }
-
-    /// The guest global name (never the host id).
-    pub fn callable_name(&self) -> &str {
-        &self.callable_name
-    }
-    /// The exact host tool name.
-    pub fn tool_name(&self) -> &str {
-        &self.tool_name
-    }
-    pub fn label(&self) -> Option<&str> {
-        self.label.as_deref()
-    }
-    pub fn description(&self) -> &str {
-        &self.description
-    }
-    pub fn source(&self) -> Source {
-        self.source
-    }
-    /// The model-visible input hint: `unknown` for client tools.
-    pub fn input_hint(&self) -> &str {
-        &self.input_hint
-    }
-    /// A declared output hint; only for openclaw tools with a complete outputSchema.
-    pub fn output_hint(&self) -> Option<&str> {
-        self.output_hint.as_deref()
-    }
-    pub fn parameters(&self) -> Option<&Value> {
-        self.parameters.as_ref()
-    }
-    pub fn output_schema(&self) -> Option<&Value> {
-        self.output_schema.as_ref()
-    }
-    pub fn replay_safe(&self) -> bool {
-        self.replay_safe
-    }
-    /// Index of this entry's `ToolSpec` in the Vec passed to the `build` or `append` call
-    /// that created it, so the host can route calls to the right `execute`.
-    pub fn spec_index(&self) -> usize {
-        self.spec_index
-    }
-}
-
 /// Number of cataloged tools per source (telemetry `sources`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SourceCounts {
@@ -169,7 +90,7 @@ pub struct Appended {
 }
 
 /// The catalog of one session: entries in catalog order plus lookups and a search index.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Catalog {
     entries: Vec<CatalogEntry>,
     by_callable: HashMap<String, usize>,
@@ -208,7 +129,7 @@ impl Catalog {
         for (spec_index, spec) in winners {
             match self.by_tool.get(&spec.name) {
                 Some(&at) => {
-                    let name = self.entries[at].callable_name.clone();
+                    let name = self.entries[at].callable_name().to_owned();
                     self.entries[at] = CatalogEntry::new(spec, name, spec_index);
                     replaced.push(at);
                 }
@@ -254,13 +175,14 @@ impl Catalog {
         self.by_callable.get(callable_name).copied()
     }
     pub fn by_callable_name(&self, callable_name: &str) -> Option<&CatalogEntry> {
-        self.index_of(callable_name).and_then(|i| self.entries.get(i))
+        self.index_of(callable_name)
+            .and_then(|i| self.entries.get(i))
     }
     pub fn counts(&self) -> SourceCounts {
         let client = self
             .entries
             .iter()
-            .filter(|e| e.source == Source::Client)
+            .filter(|e| e.source() == Source::Client)
             .count();
         SourceCounts {
             openclaw: self.entries.len() - client,
@@ -340,7 +262,13 @@ mod tests {
         let tools = vec![client("zeta"), tool("beta"), client("alpha"), tool("gamma")];
         let c = Catalog::build(tools, &[]);
         assert_eq!(names(&c), ["beta", "gamma", "zeta", "alpha"]);
-        assert_eq!(c.counts(), SourceCounts { openclaw: 2, client: 2 });
+        assert_eq!(
+            c.counts(),
+            SourceCounts {
+                openclaw: 2,
+                client: 2
+            }
+        );
         assert_eq!(c.get(2).map(|e| e.spec_index()), Some(0));
     }
 
@@ -358,7 +286,8 @@ mod tests {
     #[test]
     fn client_tools_show_unknown_input_and_no_output_hint() {
         let mut t = client("send");
-        t.parameters = Some(serde_json::json!({"type":"object","properties":{"to":{"type":"string"}}}));
+        t.parameters =
+            Some(serde_json::json!({"type":"object","properties":{"to":{"type":"string"}}}));
         t.output_schema = Some(serde_json::json!({"type":"string"}));
         let c = Catalog::build(vec![t], &[]);
         let e = &c.entries()[0];
@@ -375,7 +304,13 @@ mod tests {
     fn append_keeps_existing_names_and_avoids_them() {
         let mut c = Catalog::build(vec![tool("a_b")], &[]);
         let outcome = c.append(vec![client("a-b"), client("c")]);
-        assert_eq!(outcome, Appended { added: 1..3, replaced: vec![] });
+        assert_eq!(
+            outcome,
+            Appended {
+                added: 1..3,
+                replaced: vec![]
+            }
+        );
         assert_eq!(c.entries()[0].callable_name(), "a_b");
         assert!(c.entries()[1].callable_name().starts_with("a_b_"));
         assert_eq!(c.index_of("c"), Some(2));
@@ -386,7 +321,13 @@ mod tests {
         let mut c = Catalog::build(vec![tool("delete"), tool("x")], &[]);
         let old = c.entries()[0].callable_name().to_owned();
         let outcome = c.append(vec![client("delete")]);
-        assert_eq!(outcome, Appended { added: 2..2, replaced: vec![0] });
+        assert_eq!(
+            outcome,
+            Appended {
+                added: 2..2,
+                replaced: vec![0]
+            }
+        );
         assert_eq!(c.entries()[0].callable_name(), old);
         assert_eq!(c.entries()[0].source(), Source::Client);
         assert_eq!(c.len(), 2);

@@ -58,8 +58,9 @@ pub(super) fn assign_callable_names(
     let sanitized: Vec<String> = host_names.iter().map(|n| sanitize(n)).collect();
     let mut claimed: HashSet<String> = HashSet::new();
     let mut result: Vec<Option<String>> = vec![None; host_names.len()];
-    let free =
-        |claimed: &HashSet<String>, name: &str| !blocked(name) && !taken(name) && !claimed.contains(name);
+    let free = |claimed: &HashSet<String>, name: &str| {
+        !blocked(name) && !taken(name) && !claimed.contains(name)
+    };
 
     for exact_pass in [true, false] {
         for (i, spelled) in sanitized.iter().enumerate() {
@@ -119,13 +120,30 @@ mod tests {
     #[test]
     fn callable_names_follow_the_spec_table() {
         let hosts = [
-            "sessions_spawn", "llm-task", "llm_task", "catalog", "MCP", "class", "9patch",
-            "delete", "1password", "a-b", "a_b",
+            "sessions_spawn",
+            "llm-task",
+            "llm_task",
+            "catalog",
+            "MCP",
+            "class",
+            "9patch",
+            "delete",
+            "1password",
+            "a-b",
+            "a_b",
         ];
         let expected = [
-            "sessions_spawn", "llm_task_5bc99c96", "llm_task", "catalog_652f5501",
-            "MCP_53f13ae9", "class_0889113e", "tool_9patch", "delete_61975955",
-            "tool_1password", "a_b_d44362d6", "a_b",
+            "sessions_spawn",
+            "llm_task_5bc99c96",
+            "llm_task",
+            "catalog_652f5501",
+            "MCP_53f13ae9",
+            "class_0889113e",
+            "tool_9patch",
+            "delete_61975955",
+            "tool_1password",
+            "a_b_d44362d6",
+            "a_b",
         ];
         assert_eq!(assign(&hosts), expected);
     }
@@ -161,10 +179,25 @@ mod tests {
 
     #[test]
     fn keywords_runtime_globals_and_builtins_are_reserved() {
-        for name in ["await", "yield", "let", "static", "implements", "arguments", "eval"] {
+        for name in [
+            "await",
+            "yield",
+            "let",
+            "static",
+            "implements",
+            "arguments",
+            "eval",
+        ] {
             assert!(is_reserved(name), "{name}");
         }
-        for name in ["setTimeout", "yield_control", "URLSearchParams", "Math", "NaN", "__proto__"] {
+        for name in [
+            "setTimeout",
+            "yield_control",
+            "URLSearchParams",
+            "Math",
+            "NaN",
+            "__proto__",
+        ] {
             assert!(is_reserved(name), "{name}");
         }
         assert!(!is_reserved("mcp") && !is_reserved("exec") && !is_reserved("read"));

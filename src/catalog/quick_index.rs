@@ -59,7 +59,11 @@ fn line(entry: &CatalogEntry) -> String {
 }
 
 fn footer(omitted: usize) -> String {
-    let (noun, them) = if omitted == 1 { ("tool", "it") } else { ("tools", "them") };
+    let (noun, them) = if omitted == 1 {
+        ("tool", "it")
+    } else {
+        ("tools", "them")
+    };
     format!(
         "{omitted} more {noun} not listed: find {them} with `catalog.search(query)`, \
          whose results are callable."
@@ -107,7 +111,9 @@ mod tests {
         assert!(text.chars().count() <= MAX);
         assert_eq!(text.lines().filter(|l| l.starts_with("- ")).count(), 72);
         assert!(!text.contains("catalog.search"));
-        assert!(text.contains("\n- send_email { id: string; limit?: number /* integer, >= 1 */ } -> ?"));
+        assert!(
+            text.contains("\n- send_email { id: string; limit?: number /* integer, >= 1 */ } -> ?")
+        );
     }
 
     #[test]
@@ -136,14 +142,23 @@ mod tests {
         let mut tools = generated(30);
         tools.push(typed);
         let text = index(tools, MAX);
-        assert_eq!(text.lines().nth(1), Some("- zz_last_by_name unknown -> Array<string>"));
-        assert_eq!(text.lines().nth(2).map(|l| l.starts_with("- archive_chat_message ")), Some(true));
+        assert_eq!(
+            text.lines().nth(1),
+            Some("- zz_last_by_name unknown -> Array<string>")
+        );
+        assert_eq!(
+            text.lines()
+                .nth(2)
+                .map(|l| l.starts_with("- archive_chat_message ")),
+            Some(true)
+        );
     }
 
     #[test]
     fn an_oversized_line_is_skipped_and_later_lines_still_fit() {
         let mut wide = tool("b_wide");
-        wide.parameters = Some(json!({"type":"object","properties":{"x".repeat(250): {"type":"string"}}}));
+        wide.parameters =
+            Some(json!({"type":"object","properties":{"x".repeat(250): {"type":"string"}}}));
         let tools = vec![tool("a"), wide, tool("c"), tool("d"), tool("e")];
         let text = index(tools, 330);
         assert!(text.chars().count() <= 330, "{}", text.chars().count());

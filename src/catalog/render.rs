@@ -6,36 +6,21 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::ts_text::{is_identifier, literal, number_comment, ordered_props, quote};
+
 /// Members allowed in a `type: [...]`, `anyOf`, `oneOf` or `allOf` union.
 const MAX_UNION: usize = 4;
 /// Literals allowed in an `enum` before it degrades to its base type.
 const MAX_ENUM: usize = 24;
-/// Longer string literals degrade to `string`: they are prose, not an option list.
-const MAX_LITERAL_CHARS: usize = 64;
 /// Hard cap on recursion (containers and nested unions alike), far below stack limits.
 const MAX_NEST: usize = 32;
 
 /// Keywords whose meaning a compact hint cannot express; their presence anywhere in a
 /// rendered schema makes the hint partial (so no output hint).
-const UNSUPPORTED: [&str; 17] = [
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-    "allOf",
-    "patternProperties",
-    "if",
-    "then",
-    "else",
-    "not",
-    "dependentSchemas",
-    "dependentRequired",
-    "dependencies",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "propertyNames",
-    "prefixItems",
-    "additionalItems",
-];
+const UNSUPPORTED: &str = "\
+    $ref $dynamicRef $recursiveRef allOf patternProperties if then \
+    else not dependentSchemas dependentRequired dependencies unevaluatedProperties \
+    unevaluatedItems propertyNames prefixItems additionalItems";
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Limits {
@@ -77,21 +62,6 @@ pub(super) fn render(schema: &Value, limits: Limits, open: OpenObjects) -> Rende
         complete: w.complete && !w.overflow,
         overflow: w.overflow,
     }
-}
-
-/// JSON string literal, also escaping the JS line terminators JSON leaves raw, so a
-/// hint never breaks the one-line-per-tool index.
-pub(super) fn quote(s: &str) -> String {
-    Value::String(s.to_owned())
-        .to_string()
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
-
-pub(super) fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// What the caller needs to know about the text just written.
@@ -151,7 +121,7 @@ impl Writer {
     }
 
     fn object_schema(&mut self, m: &Map<String, Value>, depth: usize, nest: usize) -> Top {
-        if UNSUPPORTED.iter().any(|k| m.contains_key(*k)) {
+        if UNSUPPORTED.split_whitespace().any(|k| m.contains_key(k)) {
             self.complete = false;
         }
         if ["$ref", "$dynamicRef", "$recursiveRef"]
@@ -183,7 +153,13 @@ impl Writer {
 
     /// `enum`/`const` as a literal union; too many or non-scalar literals fall back to
     /// the schema's type.
-    fn literals(&mut self, items: &[Value], m: &Map<String, Value>, depth: usize, nest: usize) -> Top {
+    fn literals(
+        &mut self,
+        items: &[Value],
+        m: &Map<String, Value>,
+        depth: usize,
+        nest: usize,
+    ) -> Top {
         if items.is_empty() {
             self.push("never");
             return Top::default();
@@ -384,66 +360,5 @@ impl Writer {
         self.push(if listed.is_empty() { " " } else { "; " });
         self.push(open_tail);
         self.push(" }");
-    }
-}
-
-/// Required properties first, then optional, each group by name; at most `room` of
-/// them. Selects before sorting so a schema with a million properties stays cheap.
-fn ordered_props<'a>(
-    props: &'a Map<String, Value>,
-    required: &HashSet<&str>,
-    room: usize,
-) -> (Vec<(&'a str, &'a Value, bool)>, bool) {
-    let mut all: Vec<(&str, &Value, bool)> = props
-        .iter()
-        .map(|(k, v)| (k.as_str(), v, required.contains(k.as_str())))
-        .collect();
-    // Required (`!true` = false) sorts before optional, then by name.
-    let order = |a: &(&str, &Value, bool), b: &(&str, &Value, bool)| (!a.2, a.0).cmp(&(!b.2, b.0));
-    let truncated = all.len() > room;
-    if truncated {
-        if room == 0 {
-            return (Vec::new(), true);
-        }
-        all.select_nth_unstable_by(room - 1, order);
-        all.truncate(room);
-    }
-    all.sort_unstable_by(order);
-    (all, truncated)
-}
-
-fn literal(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => Some("null".to_owned()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::String(s) if s.chars().count() <= MAX_LITERAL_CHARS => Some(quote(s)),
-        _ => None,
-    }
-}
-
-/// ` /* integer, >= 1, <= 100 */`, or nothing when there is nothing to say. Handles both
-/// numeric (draft 6+) and boolean (draft 4) `exclusiveMinimum`/`exclusiveMaximum`.
-fn number_comment(m: &Map<String, Value>, integer: bool) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    if integer {
-        parts.push("integer".to_owned());
-    }
-    for (bound, exclusive, inclusive_op, exclusive_op) in [
-        ("minimum", "exclusiveMinimum", ">=", ">"),
-        ("maximum", "exclusiveMaximum", "<=", "<"),
-    ] {
-        let flag = m.get(exclusive) == Some(&Value::Bool(true));
-        if let Some(Value::Number(n)) = m.get(bound) {
-            parts.push(format!("{} {n}", if flag { exclusive_op } else { inclusive_op }));
-        }
-        if let Some(Value::Number(n)) = m.get(exclusive) {
-            parts.push(format!("{exclusive_op} {n}"));
-        }
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" /* {} */", parts.join(", "))
     }
 }

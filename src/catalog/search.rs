@@ -22,7 +22,7 @@ const MAX_PROP_DOC_BYTES: usize = 512;
 const MAX_SCHEMA_PROPS: usize = 64;
 const MAX_SCHEMA_DEPTH: usize = 4;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SearchIndex {
     terms: HashMap<String, u32>,
     /// Per term: (document, weighted term frequency).
@@ -51,7 +51,10 @@ impl SearchIndex {
             // Client schemas are untrusted prose: they must not pull a tool up the ranking.
             if entry.source() == Source::Openclaw {
                 let mut budget = MAX_SCHEMA_PROPS;
-                for schema in [entry.parameters(), entry.output_schema()].into_iter().flatten() {
+                for schema in [entry.parameters(), entry.output_schema()]
+                    .into_iter()
+                    .flatten()
+                {
                     schema_words(schema, 0, &mut budget, &mut |text| {
                         index.add_text(text, TEXT_WEIGHT, &mut freqs)
                     });
@@ -70,7 +73,9 @@ impl SearchIndex {
         let total: f64 = index.doc_len.iter().map(|&l| f64::from(l)).sum();
         index.avg_len = total / (entries.len().max(1) as f64);
         let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
-        by_name.sort_by(|&a, &b| index.callable_names[a as usize].cmp(&index.callable_names[b as usize]));
+        by_name.sort_by(|&a, &b| {
+            index.callable_names[a as usize].cmp(&index.callable_names[b as usize])
+        });
         index.name_rank = vec![0; entries.len()];
         for (rank, doc) in by_name.into_iter().enumerate() {
             index.name_rank[doc as usize] = rank as u32;
@@ -240,7 +245,9 @@ mod tests {
         let c = catalog(generated(200));
         let top = names(&c, c.search("send email", 5));
         assert_eq!(top[0], "send_email");
-        assert!(top[1..].iter().all(|n| n.contains("send") || n.contains("email")));
+        assert!(top[1..]
+            .iter()
+            .all(|n| n.contains("send") || n.contains("email")));
     }
 
     #[test]
@@ -259,7 +266,11 @@ mod tests {
 
     #[test]
     fn an_exact_tool_or_callable_name_returns_just_that_tool() {
-        let c = catalog(vec![tool("llm-task"), tool("llm_task_runner"), tool("task")]);
+        let c = catalog(vec![
+            tool("llm-task"),
+            tool("llm_task_runner"),
+            tool("task"),
+        ]);
         assert_eq!(names(&c, c.search("LLM-TASK", 10)), ["llm_task"]);
         assert_eq!(names(&c, c.search("  llm_task ", 10)), ["llm_task"]);
         assert_eq!(names(&c, c.search("task", 10)), ["task"]);
@@ -291,7 +302,10 @@ mod tests {
             t.description = "Fetch weather.".into();
         }
         let c = catalog(tools);
-        assert_eq!(names(&c, c.search("weather", 10)), ["alpha_tool", "mid_tool", "zeta_tool"]);
+        assert_eq!(
+            names(&c, c.search("weather", 10)),
+            ["alpha_tool", "mid_tool", "zeta_tool"]
+        );
     }
 
     #[test]
@@ -332,7 +346,13 @@ mod tests {
             std::hint::black_box(super::SearchIndex::build(entries.entries()));
         }
         let build = start.elapsed() / runs;
-        let queries = ["send email", "list pull requests", "calendar", "delete_invoice_3", "zzz"];
+        let queries = [
+            "send email",
+            "list pull requests",
+            "calendar",
+            "delete_invoice_3",
+            "zzz",
+        ];
         let start = Instant::now();
         let rounds = 2000;
         for i in 0..rounds {
@@ -342,6 +362,8 @@ mod tests {
         let start = Instant::now();
         std::hint::black_box(catalog(tools));
         let whole = start.elapsed();
-        println!("1000 tools: index build {build:?}, query {query:?}, whole catalog build {whole:?}");
+        println!(
+            "1000 tools: index build {build:?}, query {query:?}, whole catalog build {whole:?}"
+        );
     }
 }

@@ -238,7 +238,8 @@ impl Cell {
             memory_bytes: limits.memory_limit_bytes as usize,
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
-        let vm = Vm::new(vm_limits, self.control.clone(), bridge, &self.session.prelude_config())
+        let vm = super::warm::take().map_err(|e| start_error(e, self.language))?;
+        vm.bind(vm_limits, self.control.clone(), bridge, &self.session.prelude_config())
             .map_err(|e| start_error(e, self.language))?;
         match vm.start(&js, self.language.user_file()) {
             Ok(()) => Ok(vm),
@@ -312,16 +313,16 @@ impl Cell {
             return Verdict::Finish(Err(fatal));
         }
         if let Some(thrown) = book.thrown.take() {
-            return Verdict::Finish(Err(self.guest_failure(&thrown)));
+            return Verdict::Finish(Err(self.guest_failure(&thrown, vm)));
         }
         if let Some(completion) = book.completion.take() {
             drop(book);
             if let Some(rejection) = vm.first_unhandled_rejection() {
-                return Verdict::Finish(Err(self.guest_failure(&rejection)));
+                return Verdict::Finish(Err(self.guest_failure(&rejection, vm)));
             }
             return Verdict::Finish(match completion {
                 Completion::Value(json) => Ok(json),
-                Completion::Error(payload) => Err(self.guest_failure(&payload)),
+                Completion::Error(payload) => Err(self.guest_failure(&payload, vm)),
             });
         }
         if book.yield_request.is_some() {
@@ -330,7 +331,7 @@ impl Cell {
         if book.outstanding() == 0 {
             drop(book);
             if let Some(rejection) = vm.first_unhandled_rejection() {
-                return Verdict::Finish(Err(self.guest_failure(&rejection)));
+                return Verdict::Finish(Err(self.guest_failure(&rejection, vm)));
             }
             return Verdict::Finish(Err(CodeModeError::internal(
                 messages::PENDING_WITHOUT_HOST_WORK,
@@ -342,17 +343,30 @@ impl Cell {
         Verdict::Idle
     }
 
-    fn guest_failure(&self, payload: &str) -> CodeModeError {
+    fn guest_failure(&self, payload: &str, vm: &Vm) -> CodeModeError {
         let text = guest_error_text(payload, self.language.user_file());
+        if text.starts_with(messages::MODULE_ACCESS) {
+            return CodeModeError::invalid_input(text);
+        }
+        let limit = self.session.limits().memory_limit_bytes;
+        // Under memory pressure QuickJS may fail to build the error object itself and
+        // throw `null`; "string too long" is its string-size wall, hit by doubling bombs.
+        let near_limit = vm.heap_bytes().saturating_mul(4) >= limit.saturating_mul(3);
+        if text.starts_with("Uncaught null") && !near_limit {
+            return CodeModeError::internal(format!(
+                "{text} (a null exception at this point usually means the cell ran out of memory: its limit is {limit} bytes)"
+            ));
+        }
+        let memory = text.contains("out of memory")
+            || text.contains("string too long")
+            || (near_limit && (text.starts_with("Uncaught null") || text.starts_with("Uncaught exception")));
+        if memory {
+            return CodeModeError::internal(format!(
+                "{text} (code mode cell ran out of memory: its limit is {limit} bytes)"
+            ));
+        }
         let code = match guest_error_code(payload).as_deref() {
-            _ if text == messages::MODULE_ACCESS => ErrorCode::InvalidInput,
             Some("invalid_input") => ErrorCode::InvalidInput,
-            _ if text.contains("out of memory") => {
-                return CodeModeError::internal(format!(
-                    "{text} (the cell exceeded its memory limit of {} bytes)",
-                    self.session.limits().memory_limit_bytes
-                ))
-            }
             _ => ErrorCode::InternalError,
         };
         CodeModeError::new(code, text)
@@ -360,13 +374,15 @@ impl Cell {
 
     /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
     pub fn finish(self: &Arc<Self>, result: Result<String, CodeModeError>) {
-        let (responder, metrics) = {
+        // The VM is dropped only after the caller has its answer: freeing a heap is work
+        // nobody needs to wait for.
+        let (responder, metrics, retired) = {
             let mut state = self.state.lock();
             if matches!(state.phase, Phase::Done) && state.responder.is_none() {
                 return;
             }
-            state.phase = Phase::Done;
-            (state.responder.take(), state.metrics.clone())
+            let retired = std::mem::replace(&mut state.phase, Phase::Done);
+            (state.responder.take(), state.metrics.clone(), retired)
         };
         self.running.store(false, Ordering::SeqCst);
         self.control.abort();
@@ -380,6 +396,9 @@ impl Cell {
                 .session
                 .outcome_final(&self.book, result, &metrics);
             responder(outcome);
+        }
+        if let Phase::Live(vm) = retired {
+            super::warm::retire(vm);
         }
     }
 

@@ -1,6 +1,6 @@
 //! Turns the prelude's error JSON (`{ message, stack, code }`) into the text a model
-//! reads: `Name: message` and only the user's own frames, rebased to user lines (the
-//! async wrapper adds one line above the user's first).
+//! reads: `Name: message` and only the user's own frames, at user positions (the async
+//! wrapper's prefix shares the user's first line).
 
 use serde::Deserialize;
 
@@ -52,19 +52,23 @@ fn map_module_errors(message: &str) -> String {
     message.to_string()
 }
 
-/// Keeps a stack line only if it points into the user file, with the line shifted back.
+/// Keeps a stack line only if it points into the user file; columns on line 1 lose the
+/// wrapper prefix that shares the user's first line.
 fn rebase_frame(line: &str, user_file: &str) -> Option<String> {
     let marker = format!("{user_file}:");
     let start = line.find(&marker)?;
     let after = &line[start + marker.len()..];
-    let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let number: u64 = digits.parse().ok()?;
-    let rest = &after[digits.len()..];
-    let user_line = number.saturating_sub(1).max(1);
-    Some(format!(
-        "{}{marker}{user_line}{rest}",
-        &line[..start]
-    ))
+    let line_digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let line_number: u32 = line_digits.parse().ok()?;
+    let rest = &after[line_digits.len()..];
+    let Some(column_text) = rest.strip_prefix(':') else {
+        return Some(line.to_string());
+    };
+    let column_digits: String = column_text.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let column: u32 = column_digits.parse().ok()?;
+    let tail = &column_text[column_digits.len()..];
+    let column = crate::guest::vm::user_column(line_number, column);
+    Some(format!("{}{marker}{line_number}:{column}{tail}", &line[..start]))
 }
 
 #[cfg(test)]
@@ -73,10 +77,10 @@ mod tests {
 
     #[test]
     fn only_user_frames_remain_and_lines_are_rebased() {
-        let payload = r#"{"message":"Error: boom","stack":"    at f (user.js:3:9)\n    at run (codemode:prelude:200:5)\n    at <anonymous> (user.js:5:1)\n","code":null}"#;
+        let payload = r#"{"message":"Error: boom","stack":"    at f (user.js:3:9)\n    at run (codemode:prelude:200:5)\n    at <anonymous> (user.js:1:25)\n","code":null}"#;
         assert_eq!(
             guest_error_text(payload, "user.js"),
-            "Error: boom\n    at f (user.js:2:9)\n    at <anonymous> (user.js:4:1)"
+            "Error: boom\n    at f (user.js:3:9)\n    at <anonymous> (user.js:1:5)"
         );
     }
 

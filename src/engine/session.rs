@@ -42,7 +42,7 @@ pub struct SessionCore {
     scope: Scope,
     limits: Limits,
     catalog: RwLock<Catalog>,
-    direct_only: RwLock<Vec<String>>,
+    direct_only: RwLock<Vec<ToolSpec>>,
     prelude_config: RwLock<Arc<str>>,
     counter_scope: String,
     counters: Counters,
@@ -96,7 +96,24 @@ impl SessionCore {
     }
 
     pub fn direct_only(&self) -> Vec<String> {
-        self.direct_only.read().clone()
+        self.direct_only.read().iter().map(|t| t.name.clone()).collect()
+    }
+
+    /// `modelTools()`: exec (with the quick index), wait, then direct-only tools.
+    pub fn model_tools(&self) -> Value {
+        let direct: Vec<Value> = self
+            .direct_only
+            .read()
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters.clone().unwrap_or_else(|| json!({ "type": "object" })),
+                })
+            })
+            .collect();
+        super::model_tools::model_tools(&self.catalog.read(), &self.limits, &direct)
     }
 
     /// `addTools()`: appends keep names, counters and `counterScope`.
@@ -161,7 +178,7 @@ impl SessionCore {
         let catalog = self.catalog.read();
         let counts = catalog.counts();
         let mut visible = vec!["exec".to_string(), "wait".to_string()];
-        visible.extend(self.direct_only.read().iter().cloned());
+        visible.extend(self.direct_only.read().iter().map(|t| t.name.clone()));
         json!({
             "catalogSize": catalog.len(),
             "sources": { "openclaw": counts.openclaw, "mcp": 0, "client": counts.client },
@@ -311,12 +328,8 @@ impl SessionCore {
     }
 }
 
-fn direct_only_names(tools: &[ToolSpec]) -> Vec<String> {
-    tools
-        .iter()
-        .filter(|t| t.direct_only)
-        .map(|t| t.name.clone())
-        .collect()
+fn direct_only_names(tools: &[ToolSpec]) -> Vec<ToolSpec> {
+    tools.iter().filter(|t| t.direct_only).cloned().collect()
 }
 
 /// The prelude's configuration: every catalog handle with its guest-visible metadata.

@@ -2,8 +2,23 @@
 //! integers between the guest and a `Bridge`; the engine implements `Bridge`, so this
 //! module knows nothing about tools, budgets or the host.
 
+use parking_lot::Mutex;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 use std::sync::Arc;
+
+/// The bridge a VM is bound to. Empty while the VM waits warm in the pool: natives called
+/// then (never, in practice: no user code runs before binding) do nothing.
+pub type BridgeSlot = Arc<Mutex<Option<Arc<dyn Bridge>>>>;
+
+struct Bound(BridgeSlot);
+
+impl Bound {
+    fn get(&self) -> Option<Arc<dyn Bridge>> {
+        self.0.lock().clone()
+    }
+}
+
+const UNBOUND: &str = "code mode runtime is not bound to a cell";
 
 /// What the guest can ask of the engine. Every method runs on the worker currently
 /// running the VM, inside guest execution: implementations must not block.
@@ -35,89 +50,125 @@ fn optional_string(value: &Value<'_>) -> Option<String> {
     value.as_string().and_then(|s| s.to_string().ok())
 }
 
-pub fn install_natives<'js>(ctx: &Ctx<'js>, bridge: Arc<dyn Bridge>) -> rquickjs::Result<Object<'js>> {
+pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Result<Object<'js>> {
     let native = Object::new(ctx.clone())?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "call",
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, method: String, target: String, input: String| -> rquickjs::Result<u32> {
-                b.call(&method, &target, input)
+                let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+                bridge
+                    .call(&method, &target, input)
                     .map_err(|message| Exception::throw_message(&ctx, &message))
             },
         )?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "output",
-        Function::new(ctx.clone(), move |kind: u8, text: String| b.output(kind, text))?,
+        Function::new(ctx.clone(), move |kind: u8, text: String| {
+            if let Some(bridge) = b.get() {
+                bridge.output(kind, text);
+            }
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "console",
-        Function::new(ctx.clone(), move |line: String| b.console(line))?,
+        Function::new(ctx.clone(), move |line: String| {
+            if let Some(bridge) = b.get() {
+                bridge.console(line);
+            }
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "timer",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| -> rquickjs::Result<u32> {
             // The prelude already floors and clamps; this keeps a hostile caller in range.
             let delay = if delay.is_finite() && delay > 0.0 { delay.min(u32::MAX as f64) as u64 } else { 0 };
-            b.timer(delay).map_err(|message| Exception::throw_message(&ctx, &message))
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            bridge.timer(delay).map_err(|message| Exception::throw_message(&ctx, &message))
         })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "clearTimer",
-        Function::new(ctx.clone(), move |id: u32| b.clear_timer(id))?,
+        Function::new(ctx.clone(), move |id: u32| {
+            if let Some(bridge) = b.get() {
+                bridge.clear_timer(id);
+            }
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "yieldControl",
-        Function::new(ctx.clone(), move |reason: Value<'js>| b.yield_control(optional_string(&reason)))?,
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, reason: Value<'js>| -> rquickjs::Result<u32> {
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            Ok(bridge.yield_control(optional_string(&reason)))
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "finish",
-        Function::new(ctx.clone(), move |ok: bool, payload: String| b.finish(ok, payload))?,
+        Function::new(ctx.clone(), move |ok: bool, payload: String| {
+            if let Some(bridge) = b.get() {
+                bridge.finish(ok, payload);
+            }
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "fail",
-        Function::new(ctx.clone(), move |payload: String| b.fail(payload))?,
+        Function::new(ctx.clone(), move |payload: String| {
+            if let Some(bridge) = b.get() {
+                bridge.fail(payload);
+            }
+        })?,
     )?;
 
-    let b = bridge.clone();
+    let b = Bound(slot.clone());
     native.set(
         "search",
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, query: String, limit: u32| -> rquickjs::Result<String> {
-                b.search(&query, limit)
+                let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+                bridge
+                    .search(&query, limit)
                     .map_err(|message| Exception::throw_message(&ctx, &message))
             },
         )?,
     )?;
 
-    let b = bridge;
+    let b = Bound(slot);
     native.set(
         "describe",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<String> {
-            b.describe(&name)
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            bridge
+                .describe(&name)
                 .map_err(|message| Exception::throw_message(&ctx, &message))
         })?,
     )?;
 
     // URL parsing lives in Rust (WHATWG semantics from the `url` crate).
     super::url::install(ctx, &native)?;
+    native.set(
+        "loadWeb",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, native: Object<'js>| {
+            super::vm::load_web(&ctx, native)
+        })?,
+    )?;
     Ok(native)
 }

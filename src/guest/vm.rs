@@ -4,15 +4,29 @@
 //! on any worker; pending resolvers stay inside the guest heap, never in Rust handles.
 
 use super::control::Control;
-use super::natives::{install_natives, Bridge};
+use super::natives::{install_natives, Bridge, BridgeSlot};
 use rquickjs::context::EvalOptions;
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
-use std::sync::Arc;
+use rquickjs::module::WriteOptions;
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value};
+use std::sync::{Arc, OnceLock};
 
 const PRELUDE: &str = include_str!("prelude.js");
+const WEB: &str = include_str!("web.js");
 /// Name of the hidden global holding the prelude's internal surface. Guests can see it,
 /// but it only reaches the guest's own promises: nothing of the host is behind it.
 const INTERNAL: &str = "__codemode";
+const PRELUDE_NAME: &str = "codemode:prelude";
+/// What precedes the user's code on its first line.
+pub const WRAPPER_PREFIX: &str = "(async function () {";
+
+/// A column on script line 1 includes the wrapper prefix; user columns do not.
+pub fn user_column(line: u32, column: u32) -> u32 {
+    if line == 1 {
+        column.saturating_sub(WRAPPER_PREFIX.len() as u32).max(1)
+    } else {
+        column.max(1)
+    }
+}
 pub const USER_FILE_JS: &str = "user.js";
 pub const USER_FILE_TS: &str = "user.ts";
 
@@ -36,23 +50,22 @@ pub struct Vm {
     // Field order matters: the context must drop before its runtime.
     context: Context,
     runtime: Runtime,
+    bridge: BridgeSlot,
+    control: Arc<parking_lot::Mutex<Option<Arc<Control>>>>,
 }
 
 impl Vm {
-    /// Builds a fresh runtime, installs the natives and the prelude. `config_json` is the
-    /// prelude's configuration (the catalog handles to install).
-    pub fn new(
-        limits: VmLimits,
-        control: Arc<Control>,
-        bridge: Arc<dyn Bridge>,
-        config_json: &str,
-    ) -> Result<Vm, StartError> {
+    /// Builds a fresh, unbound runtime with the natives and the prelude installed. No user
+    /// code ever runs in it before `bind`, so a warm VM from the pool is as fresh as a new one.
+    pub fn blank() -> Result<Vm, StartError> {
         let runtime = Runtime::new().map_err(|e| StartError::Runtime(e.to_string()))?;
-        runtime.set_memory_limit(limits.memory_bytes);
-        runtime.set_max_stack_size(limits.max_stack_bytes);
+        let control: Arc<parking_lot::Mutex<Option<Arc<Control>>>> = Arc::default();
         let interrupt_control = control.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
-            interrupt_control.should_interrupt()
+            interrupt_control
+                .lock()
+                .as_ref()
+                .is_some_and(|control| control.should_interrupt())
         })));
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             |ctx, promise, reason, handled| {
@@ -60,31 +73,53 @@ impl Vm {
             },
         )));
         let context = Context::full(&runtime).map_err(|e| StartError::Runtime(e.to_string()))?;
+        let bridge: BridgeSlot = Arc::default();
         context.with(|ctx| -> Result<(), StartError> {
-            let natives = install_natives(&ctx, bridge).map_err(|e| runtime_error(&ctx, e))?;
-            let options = internal_eval_options("codemode:prelude");
-            let factory: Function = ctx
-                .eval_with_options(PRELUDE, options)
-                .catch(&ctx)
-                .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
-            let config: Value = ctx
-                .json_parse(config_json)
-                .catch(&ctx)
-                .map_err(|e| StartError::Runtime(format!("prelude config failed: {e}")))?;
+            let natives = install_natives(&ctx, bridge.clone()).map_err(|e| runtime_error(&ctx, e))?;
+            let factory = load_prelude(&ctx)?;
             let internal: Object = factory
-                .call((natives, config))
+                .call((natives,))
                 .catch(&ctx)
                 .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
             hide_global(&ctx, INTERNAL, internal.into_value()).map_err(|e| runtime_error(&ctx, e))
         })?;
-        Ok(Vm { context, runtime })
+        Ok(Vm {
+            context,
+            runtime,
+            bridge,
+            control,
+        })
+    }
+
+    /// Binds a blank VM to its cell: limits, interrupt control, bridge and tool handles.
+    pub fn bind(
+        &self,
+        limits: VmLimits,
+        control: Arc<Control>,
+        bridge: Arc<dyn Bridge>,
+        config_json: &str,
+    ) -> Result<(), StartError> {
+        self.runtime.set_max_stack_size(limits.max_stack_bytes);
+        *self.control.lock() = Some(control);
+        *self.bridge.lock() = Some(bridge);
+        let installed = self.context.with(|ctx| -> rquickjs::Result<()> {
+            let config: Value = ctx.json_parse(config_json)?;
+            let _: Value = call_internal(&ctx, "installTools", (config,))?;
+            Ok(())
+        });
+        // The limit goes on last: installing a large catalog must not count against the
+        // guest, and the guest must not start with memory already over it.
+        self.runtime.set_memory_limit(limits.memory_bytes);
+        installed.map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
     }
 
     /// Compiles the user source as the body of an async function and starts it. The
     /// wrapper puts user line 1 on script line 2, so locations are shifted back by one.
     pub fn start(&self, js: &str, file: &str) -> Result<(), StartError> {
         self.context.with(|ctx| {
-            let wrapped = format!("(async function () {{\n{js}\n}})");
+            // The prefix shares the user's first line, so lines need no rebasing (columns on
+            // line 1 are shifted by `WRAPPER_PREFIX.len()`).
+            let wrapped = format!("{WRAPPER_PREFIX}{js}\n}})");
             let mut options = EvalOptions::default();
             options.global = true;
             options.strict = false;
@@ -98,13 +133,18 @@ impl Vm {
                     let (line, column) = stack_position(&exception.stack().unwrap_or_default(), file);
                     return Err(StartError::Syntax {
                         message: exception.message().unwrap_or_default(),
-                        line: line.saturating_sub(1).max(1),
-                        column: column.max(1),
+                        line: line.max(1),
+                        column: user_column(line, column),
                     });
                 }
                 Err(other) => return Err(StartError::Syntax { message: other.to_string(), line: 1, column: 1 }),
             };
-            call_internal(&ctx, "run", (function,)).map_err(|e| StartError::Runtime(e.to_string()))
+            let promise: Value = function
+                .call(())
+                .map_err(|e| StartError::Runtime(e.to_string()))?;
+            call_internal::<_, Value>(&ctx, "watch", (promise,))
+                .map(|_| ())
+                .map_err(|e| StartError::Runtime(e.to_string()))
         })
     }
 
@@ -153,13 +193,13 @@ impl Vm {
 fn stack_position(stack: &str, file: &str) -> (u32, u32) {
     let marker = format!("{file}:");
     let Some(start) = stack.find(&marker) else {
-        return (2, 1);
+        return (1, 1);
     };
     let mut numbers = stack[start + marker.len()..]
         .split(|c: char| !c.is_ascii_digit())
         .take(2)
         .map(|n| n.parse::<u32>().unwrap_or(1));
-    let line = numbers.next().unwrap_or(2);
+    let line = numbers.next().unwrap_or(1);
     let column = numbers.next().unwrap_or(1);
     (line, column)
 }
@@ -201,13 +241,56 @@ fn hide_global<'js>(ctx: &Ctx<'js>, name: &str, value: Value<'js>) -> rquickjs::
     Ok(())
 }
 
-fn internal_eval_options(file: &str) -> EvalOptions {
-    let mut options = EvalOptions::default();
-    options.global = true;
-    options.strict = true;
-    options.backtrace_barrier = true;
-    options.filename = Some(file.to_string());
-    options
+/// A guest module compiled once per process to QuickJS bytecode: loading bytecode is far
+/// cheaper than parsing hundreds of lines of JavaScript for every cell.
+fn bytecode(
+    cache: &'static OnceLock<Result<Vec<u8>, String>>,
+    name: &str,
+    source: &str,
+) -> Result<&'static [u8], String> {
+    cache
+        .get_or_init(|| {
+            let runtime = Runtime::new().map_err(|e| e.to_string())?;
+            let context = Context::full(&runtime).map_err(|e| e.to_string())?;
+            context.with(|ctx| {
+                let module = Module::declare(ctx.clone(), name, format!("export default {source}"))
+                    .catch(&ctx)
+                    .map_err(|e| format!("{name} does not compile: {e}"))?;
+                module
+                    .write(WriteOptions::default())
+                    .map_err(|e| format!("{name} bytecode: {e}"))
+            })
+        })
+        .as_ref()
+        .map(|bytes| bytes.as_slice())
+        .map_err(|e| e.clone())
+}
+
+/// Loads a module from process bytecode and returns its default export.
+fn load_default<'js>(ctx: &Ctx<'js>, bytes: &'static [u8]) -> rquickjs::Result<Function<'js>> {
+    // SAFETY: the bytes were produced by `Module::write` of this same QuickJS build in
+    // this process and live for the whole process (the loader may reference them).
+    let module = unsafe { Module::load(ctx.clone(), bytes) }?;
+    let (module, promise) = module.eval()?;
+    promise.finish::<Value>()?;
+    module.get("default")
+}
+
+fn load_prelude<'js>(ctx: &Ctx<'js>) -> Result<Function<'js>, StartError> {
+    static PRELUDE_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    let bytes = bytecode(&PRELUDE_BYTECODE, PRELUDE_NAME, PRELUDE).map_err(StartError::Runtime)?;
+    load_default(ctx, bytes)
+        .catch(ctx)
+        .map_err(|e| StartError::Runtime(format!("prelude failed to load: {e}")))
+}
+
+/// `native.loadWeb(native)`: the web globals' classes, built on first use in a VM.
+pub fn load_web<'js>(ctx: &Ctx<'js>, native: Object<'js>) -> rquickjs::Result<Object<'js>> {
+    static WEB_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    let bytes = bytecode(&WEB_BYTECODE, "codemode:web", WEB)
+        .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
+    let factory = load_default(ctx, bytes)?;
+    factory.call((native,))
 }
 
 fn runtime_error(ctx: &Ctx<'_>, error: rquickjs::Error) -> StartError {

@@ -1,0 +1,46 @@
+// Shared helpers for the codemode-native Node test suites.
+// Not a test file itself (node --test only picks up *.test.mjs here).
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+export const ADDON_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'index.js');
+export const native = require(ADDON_PATH);
+export const { CodeModeSession } = native;
+
+let counter = 0;
+/** A fresh session with a unique id; remembered so `closeAll()` can close it. */
+const open = [];
+export function makeSession(options = {}) {
+  const session = new CodeModeSession({ sessionId: `test-${process.pid}-${++counter}`, ...options });
+  open.push(session);
+  return session;
+}
+
+export async function closeAll() {
+  const sessions = open.splice(0);
+  await Promise.all(sessions.map((s) => s.close().catch(() => {})));
+}
+
+/** Run a JavaScript cell (or a full exec input object) and return the result. */
+export function run(session, code, options) {
+  const input = typeof code === 'string' ? { code } : code;
+  return session.exec(input, options);
+}
+
+/** Short, readable description of a result for assertion messages. */
+export function show(result) {
+  if (!result || typeof result !== 'object') return String(result);
+  const { telemetry, nestedCalls, ...rest } = result;
+  const text = JSON.stringify(rest);
+  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+}
+
+export const utf8Length = (s) => Buffer.byteLength(s, 'utf8');
+
+/** Run the same async-function body on the host (Node) for a WHATWG oracle. */
+const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+export async function hostEval(code) {
+  return JSON.parse(JSON.stringify(await new AsyncFunction(code)()));
+}

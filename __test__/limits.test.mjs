@@ -1,0 +1,285 @@
+// Limits: time, memory, stack, output budget, unhandled rejections (SPEC §1, §5, §7, §8, §15).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeSession, closeAll, run, show, utf8Length } from './_helpers.mjs';
+
+const TIMEOUT = 'code mode timeout exceeded';
+const GUIDANCE = 'Output truncated; rerun with narrower args.';
+after(closeAll);
+
+// ---------- time ----------
+
+const timed = makeSession({ limits: { timeoutMs: 300 } });
+
+async function expectTimeout(code) {
+  const started = Date.now();
+  const r = await run(timed, code);
+  const elapsed = Date.now() - started;
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'timeout', show(r));
+  assert.equal(r.error, TIMEOUT, show(r));
+  assert.ok(elapsed < 5000, `the deadline must be enforced (took ${elapsed} ms)`);
+  return r;
+}
+
+test('an infinite loop times out while the Node main thread keeps running', async () => {
+  let ticks = 0;
+  const interval = setInterval(() => ticks++, 10);
+  try {
+    await expectTimeout('while (true) {}');
+  } finally {
+    clearInterval(interval);
+  }
+  assert.ok(ticks > 5, `main-thread interval ticked only ${ticks} times during the exec`);
+});
+
+test('an infinite loop inside a getter times out', async () => {
+  await expectTimeout('const o = { get x() { while (true) {} } }; return o.x');
+});
+
+test('an infinite loop inside toString coercion times out', async () => {
+  await expectTimeout('const o = { toString() { for (;;) {} } }; return "" + o');
+});
+
+test('an infinite loop inside Symbol.toPrimitive in a template literal times out', async () => {
+  await expectTimeout('return `${{ [Symbol.toPrimitive]() { while (1); } }}`');
+});
+
+test('an endless promise job loop times out', async () => {
+  await expectTimeout('for (;;) await null;');
+});
+
+test('the next cell on the same session succeeds after a timeout', async () => {
+  await expectTimeout('while (true) {}');
+  const r = await run(timed, 'return 5');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 5);
+});
+
+test('a timed-out cell does not affect a concurrent cell on another session', async () => {
+  const other = makeSession();
+  const [looping, quick] = await Promise.all([run(timed, 'while (true) {}'), run(other, 'return "fine"')]);
+  assert.equal(looping.code, 'timeout', show(looping));
+  assert.equal(quick.status, 'completed', show(quick));
+  assert.equal(quick.value, 'fine');
+});
+
+// ---------- memory ----------
+
+const MEMORY_LIMIT = 16 * 1024 * 1024;
+const small = makeSession({ limits: { memoryLimitBytes: MEMORY_LIMIT, timeoutMs: 20000 } });
+
+async function expectOutOfMemory(code) {
+  const r = await run(small, code);
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.match(r.error, /memory/i, `the error must mention memory: ${show(r)}`);
+  const next = await run(small, 'return "alive"');
+  assert.equal(next.status, 'completed', `next cell after the memory bomb: ${show(next)}`);
+  assert.equal(next.value, 'alive');
+}
+
+test('a string-doubling memory bomb fails with a memory error', async () => {
+  await expectOutOfMemory('let s = "x"; while (true) s += s;');
+});
+
+test('an array push memory bomb fails with a memory error', async () => {
+  await expectOutOfMemory('const a = []; while (true) a.push({ i: a.length, s: "abc" + a.length });');
+});
+
+test('a URLSearchParams memory bomb fails with a memory error', async () => {
+  await expectOutOfMemory('const p = new URLSearchParams(); let i = 0; while (true) p.append("k" + i++, "v".repeat(100));');
+});
+
+test('a memory bomb that is caught by the guest still fails the cell or reports memory', async () => {
+  const r = await run(small, 'try { const a = []; while (true) a.push(new Array(1000).fill(1)); } catch (e) { return "caught: " + String(e) }');
+  if (r.status === 'completed') {
+    assert.match(String(r.value), /memory/i, show(r));
+  } else {
+    assert.equal(r.code, 'internal_error', show(r));
+    assert.match(r.error, /memory/i, show(r));
+  }
+});
+
+// ---------- stack ----------
+
+test('deep recursion fails with a RangeError and the next cell runs', async () => {
+  const s = makeSession();
+  const r = await run(s, 'function f() { return f() } f()');
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.ok(r.error.includes('RangeError'), show(r));
+  // The process is alive: the event loop still turns and the same session keeps working.
+  await new Promise((resolve) => setImmediate(resolve));
+  const next = await run(s, 'return 1 + 1');
+  assert.equal(next.status, 'completed', show(next));
+  assert.equal(next.value, 2);
+});
+
+test('deep recursion through getters and toString also fails with a RangeError', async () => {
+  const s = makeSession();
+  const r = await run(s, 'const o = { get x() { return this.x } }; return o.x');
+  assert.equal(r.status, 'failed', show(r));
+  assert.ok(r.error.includes('RangeError'), show(r));
+  const r2 = await run(s, 'const o = { toString() { return "" + this } }; return "" + o');
+  assert.equal(r2.status, 'failed', show(r2));
+  assert.ok(r2.error.includes('RangeError'), show(r2));
+});
+
+// ---------- output budget ----------
+
+const budget = makeSession({ limits: { maxOutputBytes: 1024 } });
+
+function assertMarker(value, originalJson) {
+  assert.equal(typeof value, 'object', `expected a marker object, got ${JSON.stringify(value)?.slice(0, 200)}`);
+  assert.deepEqual(Object.keys(value), ['truncated', 'omittedBytes', 'guidance', 'prefix']);
+  assert.equal(value.truncated, true);
+  assert.equal(value.guidance, GUIDANCE);
+  assert.equal(typeof value.prefix, 'string');
+  assert.ok(Number.isInteger(value.omittedBytes) && value.omittedBytes > 0, `omittedBytes ${value.omittedBytes}`);
+  assert.ok(utf8Length(JSON.stringify(value)) <= 1024, `marker is ${utf8Length(JSON.stringify(value))} bytes`);
+  assert.ok(!value.prefix.includes('\uFFFD'), 'prefix must not contain U+FFFD');
+  assert.ok(originalJson.startsWith(value.prefix), 'prefix is a prefix of the original compact JSON');
+  assert.equal(utf8Length(value.prefix) + value.omittedBytes, utf8Length(originalJson),
+    'prefix bytes plus omitted bytes equal the original compact JSON length');
+}
+
+test('an oversized value becomes the truncation marker with keys in order', async () => {
+  const r = await run(budget, 'return "x".repeat(5000)');
+  assert.equal(r.status, 'completed', show(r));
+  const original = JSON.stringify('x'.repeat(5000));
+  assert.equal(utf8Length(original), 5002);
+  assertMarker(r.value, original);
+  assert.ok(JSON.stringify(r.value).length <= 1024);
+});
+
+test('a truncated emoji value never splits a code point', async () => {
+  const r = await run(budget, 'return "a" + "😀".repeat(2000)');
+  assert.equal(r.status, 'completed', show(r));
+  assertMarker(r.value, JSON.stringify('a' + '😀'.repeat(2000)));
+  const r2 = await run(budget, 'return "😀".repeat(2000)');
+  assertMarker(r2.value, JSON.stringify('😀'.repeat(2000)));
+  // The prefix must end on a whole code point: no lone surrogate at the end.
+  const last = r2.value.prefix.charCodeAt(r2.value.prefix.length - 1);
+  assert.ok(!(last >= 0xd800 && last <= 0xdbff), 'prefix ends with a lone high surrogate');
+});
+
+test('a truncated two-byte character value never splits a code point', async () => {
+  const r = await run(budget, 'return "é".repeat(3000)');
+  assert.equal(r.status, 'completed', show(r));
+  assertMarker(r.value, JSON.stringify('é'.repeat(3000)));
+});
+
+test('an oversized structured value is truncated against its compact JSON', async () => {
+  const r = await run(budget, 'return Array.from({ length: 300 }, (_, i) => ({ i }))');
+  assert.equal(r.status, 'completed', show(r));
+  assertMarker(r.value, JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ i }))));
+});
+
+test('a value within the budget is returned unchanged', async () => {
+  const r = await run(budget, 'return "x".repeat(900)');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'x'.repeat(900));
+});
+
+test('an oversized error keeps its leading cause and ends with the truncation note', async () => {
+  const r = await run(budget, 'throw new Error("e".repeat(5000))');
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.ok(r.error.startsWith('Error: eeee'), r.error.slice(0, 80));
+  assert.ok(r.error.endsWith(' [error truncated]'), `error tail: ${JSON.stringify(r.error.slice(-60))}`);
+  assert.ok(utf8Length(r.error) <= 1024, `error is ${utf8Length(r.error)} bytes`);
+});
+
+test('oversized output becomes a truncation marker while the value is kept', async () => {
+  const r = await run(budget, 'text("y".repeat(3000)); return 1');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 1);
+  assert.ok(Array.isArray(r.output) && r.output.length >= 1, show(r));
+  const used = utf8Length(JSON.stringify(r.output)) + utf8Length(JSON.stringify(r.value));
+  assert.ok(used <= 1024, `output plus value use ${used} bytes`);
+  const marker = r.output.find((e) => e.type === 'json' && e.value && e.value.truncated === true);
+  assert.ok(marker, `expected a marker entry: ${show(r)}`);
+  assert.equal(marker.value.guidance, GUIDANCE);
+});
+
+test('output and value share one budget of maxOutputBytes', async () => {
+  const r = await run(budget, 'text("y".repeat(700)); return "z".repeat(700)');
+  assert.equal(r.status, 'completed', show(r));
+  const used = utf8Length(JSON.stringify(r.output ?? [])) + utf8Length(JSON.stringify(r.value));
+  assert.ok(used <= 1024, `output plus value use ${used} bytes`);
+  assert.equal(r.value.truncated, true, 'the value no longer fits beside the output');
+});
+
+test('the error shares the budget with output produced before the failure', async () => {
+  const r = await run(budget, 'text("y".repeat(600)); throw new Error("e".repeat(2000))');
+  assert.equal(r.status, 'failed', show(r));
+  assert.ok(Array.isArray(r.output) && r.output.length > 0, 'failed results keep earlier output');
+  const used = utf8Length(JSON.stringify(r.output)) + utf8Length(JSON.stringify(r.error));
+  assert.ok(used <= 1024, `output plus error use ${used} bytes`);
+  assert.ok(r.error.endsWith(' [error truncated]'), r.error.slice(-40));
+});
+
+// ---------- rejections and pending promises ----------
+
+const plain = makeSession();
+
+test('an unhandled rejection fails the cell with the error and a user frame', async () => {
+  const r = await run(plain, 'Promise.reject(new Error("lost")); return 1');
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.ok(r.error.startsWith('Error: lost'), r.error);
+  assert.match(r.error, /user\.js:1:\d+/, r.error);
+});
+
+test('a throwing timer callback fails the cell', async () => {
+  const r = await run(plain, 'setTimeout(() => { throw new Error("from timer") }, 0); await new Promise((r) => setTimeout(r, 20)); return 1');
+  assert.equal(r.status, 'failed', show(r));
+  assert.ok(r.error.includes('from timer'), r.error);
+});
+
+test('a rejection handled later in the same cell does not fail it', async () => {
+  const r = await run(plain, 'const p = Promise.reject(new Error("late")); await null; await null; try { await p } catch (e) { return "caught " + e.message }');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'caught late');
+});
+
+test('a rejection handled after a timer delay does not fail the cell', async () => {
+  const r = await run(plain, 'const p = Promise.reject(new Error("later")); await new Promise((r) => setTimeout(r, 20)); return await p.catch((e) => "caught " + e.message)');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'caught later');
+});
+
+test('allSettled and race behave as in JavaScript', async () => {
+  const r = await run(plain, `const s = await Promise.allSettled([Promise.resolve(1), Promise.reject(new Error("no"))]);
+    const w = await Promise.race([new Promise((r) => setTimeout(() => r("slow"), 50)), Promise.resolve("fast")]);
+    return [s.map((x) => x.status), s[1].reason.message, w]`);
+  assert.equal(r.status, 'completed', show(r));
+  assert.deepEqual(r.value, [['fulfilled', 'rejected'], 'no', 'fast']);
+});
+
+test('a forever-pending promise with no host work fails at once', async () => {
+  const started = Date.now();
+  const r = await run(plain, 'await new Promise(() => {})');
+  const elapsed = Date.now() - started;
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.error, 'code mode promise is pending without host work');
+  assert.ok(elapsed < 5000, `must not wait for the deadline (took ${elapsed} ms)`);
+});
+
+test('a thrown non-Error value fails the cell cleanly', async () => {
+  for (const code of ['throw 42', 'throw null', 'throw { a: 1 }', 'throw Symbol("s")']) {
+    const r = await run(plain, code);
+    assert.equal(r.status, 'failed', `${code}: ${show(r)}`);
+    assert.equal(r.code, 'internal_error', `${code}: ${show(r)}`);
+    assert.equal(typeof r.error, 'string');
+  }
+});
+
+test('a guest Error with message "interrupted" is an ordinary failure, not a timeout', async () => {
+  const r = await run(plain, 'throw new Error("interrupted")');
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'internal_error', show(r));
+  assert.ok(r.error.startsWith('Error: interrupted'), r.error);
+});

@@ -1,0 +1,63 @@
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonSchema = { [key: string]: JsonValue } | boolean;
+export type MaybePromise<T> = T | Promise<T>;
+export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "internal_error";
+export interface ToolCallContext { callId: string; parentCallId?: string; runId?: string; sessionId: string; signal: AbortSignal; onUpdate(partial: JsonValue): void; pauseBudget(): () => void; }
+export interface ToolDefinition { name: string; description?: string; label?: string; parameters?: JsonSchema; outputSchema?: JsonSchema; source?: "openclaw" | "client"; directOnly?: boolean; replaySafe?: boolean; execute(input: JsonValue, ctx: ToolCallContext): MaybePromise<JsonValue>; }
+export interface CodeModeLimits { timeoutMs?: number; memoryLimitBytes?: number; maxOutputBytes?: number; maxSnapshotBytes?: number; maxPendingToolCalls?: number; snapshotTtlSeconds?: number; searchDefaultLimit?: number; maxSearchLimit?: number; languages?: Array<"javascript" | "typescript">; }
+export interface CodeModeSessionOptions { sessionId: string; sessionKey?: string; agentId?: string; agentRunId?: string; tools?: ToolDefinition[]; limits?: CodeModeLimits; }
+export interface CodeModeExecInput { code?: string; command?: string; language?: "javascript" | "typescript"; restartSafe?: boolean; }
+export interface CallOptions { signal?: AbortSignal; callId?: string; }
+export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
+export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
+export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }
+export interface CodeModeTelemetry { catalogSize: number; sources: { openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
+interface ResultBase { output?: CodeModeOutput[]; telemetry: CodeModeTelemetry; nestedCalls?: NestedCallRecord[]; }
+export type CodeModeResult = (ResultBase & { status: "completed"; value: JsonValue }) | (ResultBase & { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; pendingToolCalls?: CodeModePendingToolCall[] }) | (ResultBase & { status: "failed"; error: string; code?: CodeModeErrorCode });
+
+/**
+ * Which binding artifact the generated loader actually loaded: `'native'` for
+ * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
+ * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
+ * can point the loader at a WASI artifact this package does not build itself.
+ */
+export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/** A code-mode session: a catalog of host tools and the runs (cells) that call them. */
+export declare class CodeModeSession {
+  /**
+   * Creates a session. Throws (err.code = "InvalidArg", message naming the field) on
+   * invalid options.
+   */
+  constructor(options: CodeModeSessionOptions)
+  /** The session id this session was created with. */
+  get sessionId(): string
+  /** Runs a cell. Never rejects for guest, tool or limit problems: those are `failed` results. */
+  exec(input: CodeModeExecInput | unknown, options?: CallOptions): Promise<CodeModeResult>
+  /** Resumes a `waiting` run created by this session's scope. */
+  wait(input: { runId: string } | unknown, options?: CallOptions): Promise<CodeModeResult>
+  /**
+   * Appends tools. Client tool additions keep counterScope and counters; the
+   * description refreshes.
+   */
+  addTools(tools: ToolDefinition[]): void
+  /**
+   * `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
+   * Deterministic for equal catalogs.
+   */
+  modelTools(): Array<{ name: string; description: string; parameters: JsonSchema }>
+  /** Catalog counters and sizes (cumulative for the catalog lifetime). */
+  telemetry(): CodeModeTelemetry
+  /** Cancels active cells and pending host work, drops this session's parked runs. Idempotent. */
+  close(): Promise<void>
+  /** Extension: ids and ages of this session's parked runs. */
+  runs(): Array<{ runId: string; reason: string; pending: number; parkedMs: number; bytes: number }>
+  /** Extension: drops one parked run of this session; false if there is none by that id. */
+  cancelRun(runId: string): boolean
+}
+
+/** Process-wide settings; call before the first session runs a cell. */
+export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
+
+/** Strips TypeScript types from a cell (oxc); errors are returned as data. */
+export declare function transformTypescript(code: string): { code: string } | { error: string; line: number; column: number }

@@ -1,0 +1,194 @@
+// Host-side glue of one CodeModeSession, compiled once per session on the Node thread.
+// It owns everything that must stay a live JS value: tool definitions (their execute
+// functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
+// to it with JSON strings and small integers only, so no JS object ever crosses threads.
+(function createHost(done, pauseBudget, resumeBudget) {
+  "use strict";
+  const definitions = [];
+  const controllers = new Map();
+
+  function invalid(message) {
+    const error = new TypeError(message);
+    error.code = "invalid_input";
+    return error;
+  }
+
+  function optionalString(value, path) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string") throw invalid(path + " must be a string.");
+    return value;
+  }
+
+  function jsonOrUndefined(value, path) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "object" && typeof value !== "boolean") throw invalid(path + " must be a JSON Schema object or boolean.");
+    try {
+      return JSON.parse(JSON.stringify(value));
+    } catch (e) {
+      throw invalid(path + " must be plain JSON: " + e.message);
+    }
+  }
+
+  function normalizeTools(list, path) {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw invalid(path + " must be an array of tool definitions.");
+    const specs = [];
+    list.forEach((tool, i) => {
+      const at = path + "[" + i + "]";
+      if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
+      if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (typeof tool.execute !== "function") throw invalid(at + ".execute must be a function.");
+      const source = tool.source === undefined ? "openclaw" : tool.source;
+      if (source !== "openclaw" && source !== "client") throw invalid(at + '.source must be "openclaw" or "client".');
+      for (const flag of ["directOnly", "replaySafe"]) {
+        if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
+      }
+      specs.push({
+        hostIndex: definitions.length,
+        name: tool.name,
+        description: optionalString(tool.description, at + ".description") || "",
+        label: optionalString(tool.label, at + ".label"),
+        parameters: jsonOrUndefined(tool.parameters, at + ".parameters"),
+        outputSchema: jsonOrUndefined(tool.outputSchema, at + ".outputSchema"),
+        source,
+        directOnly: tool.directOnly === true,
+        replaySafe: tool.replaySafe === true,
+      });
+      definitions.push(tool);
+    });
+    return specs;
+  }
+
+  const NOT_YET = ["mcpServers", "nodes", "skills", "namespaces", "swarm"];
+
+  function field(input, key) {
+    if (!Object.prototype.hasOwnProperty.call(input, key) || input[key] === undefined || input[key] === null) return { kind: "absent" };
+    const value = input[key];
+    return { kind: typeof value, value: typeof value === "string" || typeof value === "boolean" ? value : null };
+  }
+
+  function errorText(error) {
+    try {
+      if (error instanceof Error) return String(error.message);
+      if (typeof error === "string") return error;
+      return JSON.stringify(error) ?? String(error);
+    } catch (_) {
+      return "tool failed with an unreadable error";
+    }
+  }
+
+  return {
+    normalizeOptions(options) {
+      if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
+      if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
+      for (const key of NOT_YET) {
+        if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
+      }
+      if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
+        throw invalid("limits must be an object.");
+      }
+      for (const hook of ["beforeToolCall", "onEvent"]) {
+        if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
+      }
+      return JSON.stringify({
+        sessionId: options.sessionId,
+        sessionKey: optionalString(options.sessionKey, "sessionKey"),
+        agentId: optionalString(options.agentId, "agentId"),
+        agentRunId: optionalString(options.agentRunId, "agentRunId"),
+        limits: options.limits ? JSON.parse(JSON.stringify(options.limits)) : undefined,
+        tools: normalizeTools(options.tools, "tools"),
+      });
+    },
+    addTools(list) {
+      return JSON.stringify(normalizeTools(list, "tools"));
+    },
+    readExecInput(input) {
+      if (input === null || typeof input !== "object") return JSON.stringify({ notAnObject: true });
+      return JSON.stringify({
+        code: field(input, "code"),
+        command: field(input, "command"),
+        language: field(input, "language"),
+        restartSafe: field(input, "restartSafe"),
+      });
+    },
+    readWaitInput(input) {
+      if (input === null || typeof input !== "object") return null;
+      const runId = input.runId !== undefined ? input.runId : input.run_id;
+      return typeof runId === "string" ? runId : null;
+    },
+    readCallOptions(options) {
+      if (options === undefined || options === null || typeof options !== "object") return JSON.stringify({});
+      const signal = options.signal;
+      return JSON.stringify({
+        callId: typeof options.callId === "string" ? options.callId : undefined,
+        aborted: !!(signal && signal.aborted),
+      });
+    },
+    onAbort(options, listener) {
+      const signal = options && options.signal;
+      if (signal && typeof signal.addEventListener === "function") {
+        signal.addEventListener("abort", listener, { once: true });
+      }
+    },
+    invoke(index, inputJson, callId, parentCallId, runId, sessionId, token) {
+      const definition = definitions[index];
+      const controller = new AbortController();
+      controllers.set(callId, controller);
+      let resumed = false;
+      const ctx = {
+        callId,
+        parentCallId: parentCallId === "" ? undefined : parentCallId,
+        runId,
+        sessionId,
+        signal: controller.signal,
+        onUpdate(_partial) {},
+        pauseBudget() {
+          pauseBudget(token);
+          return () => {
+            if (!resumed) {
+              resumed = true;
+              resumeBudget(token);
+            }
+          };
+        },
+      };
+      const finish = (ok, text) => {
+        controllers.delete(callId);
+        if (!resumed) {
+          resumed = true;
+          resumeBudget(token);
+        }
+        done(token, ok, text);
+      };
+      let input;
+      try {
+        input = JSON.parse(inputJson);
+      } catch (e) {
+        finish(false, "tool input was not valid JSON");
+        return;
+      }
+      Promise.resolve()
+        .then(() => definition.execute(input, ctx))
+        .then(
+          (value) => {
+            let text;
+            try {
+              text = JSON.stringify(value === undefined ? null : value);
+            } catch (e) {
+              finish(false, "tool returned a value that is not JSON: " + errorText(e));
+              return;
+            }
+            finish(true, text === undefined ? "null" : text);
+          },
+          (error) => finish(false, errorText(error))
+        );
+    },
+    abort(callId) {
+      const controller = controllers.get(callId);
+      if (controller !== undefined) {
+        controllers.delete(callId);
+        controller.abort(new Error("code mode execution aborted"));
+      }
+    },
+  };
+});

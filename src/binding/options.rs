@@ -1,0 +1,128 @@
+//! Parses the JSON the host glue produces from JS arguments into engine types.
+
+use crate::catalog::{Source, ToolSpec};
+use crate::engine::session::SessionConfig;
+use crate::engine::store::Scope;
+use crate::limits::Limits;
+use crate::source::{Field, RawExecInput};
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OptionsJson {
+    session_id: String,
+    session_key: Option<String>,
+    agent_id: Option<String>,
+    agent_run_id: Option<String>,
+    limits: Option<Value>,
+    #[serde(default)]
+    tools: Vec<ToolJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolJson {
+    name: String,
+    #[serde(default)]
+    description: String,
+    label: Option<String>,
+    parameters: Option<Value>,
+    output_schema: Option<Value>,
+    source: String,
+    direct_only: bool,
+    replay_safe: bool,
+}
+
+impl From<ToolJson> for ToolSpec {
+    fn from(tool: ToolJson) -> ToolSpec {
+        ToolSpec {
+            name: tool.name,
+            description: tool.description,
+            label: tool.label,
+            parameters: tool.parameters,
+            output_schema: tool.output_schema,
+            source: if tool.source == "client" { Source::Client } else { Source::Openclaw },
+            direct_only: tool.direct_only,
+            replay_safe: tool.replay_safe,
+            control: false,
+        }
+    }
+}
+
+pub fn parse_options(json: &str) -> Result<SessionConfig, String> {
+    let options: OptionsJson = serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
+    Ok(SessionConfig {
+        scope: Scope {
+            session_id: options.session_id,
+            session_key: options.session_key,
+            agent_id: options.agent_id,
+            agent_run_id: options.agent_run_id,
+        },
+        limits: Limits::from_json(options.limits.as_ref()),
+        tools: options.tools.into_iter().map(ToolSpec::from).collect(),
+    })
+}
+
+pub fn parse_tool_specs(json: &str) -> Result<Vec<ToolSpec>, String> {
+    let tools: Vec<ToolJson> = serde_json::from_str(json).map_err(|e| format!("invalid tool definitions: {e}"))?;
+    Ok(tools.into_iter().map(ToolSpec::from).collect())
+}
+
+#[derive(Deserialize)]
+struct FieldJson {
+    kind: String,
+    value: Option<Value>,
+}
+
+fn string_field(field: Option<FieldJson>) -> Field<String> {
+    match field {
+        None => Field::Absent,
+        Some(f) if f.kind == "absent" => Field::Absent,
+        Some(FieldJson { kind, value: Some(Value::String(s)) }) if kind == "string" => Field::Value(s),
+        Some(_) => Field::Invalid,
+    }
+}
+
+fn bool_field(field: Option<FieldJson>) -> Field<bool> {
+    match field {
+        None => Field::Absent,
+        Some(f) if f.kind == "absent" => Field::Absent,
+        Some(FieldJson { kind, value: Some(Value::Bool(b)) }) if kind == "boolean" => Field::Value(b),
+        Some(_) => Field::Invalid,
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ExecInputJson {
+    #[serde(default)]
+    not_an_object: bool,
+    code: Option<FieldJson>,
+    command: Option<FieldJson>,
+    language: Option<FieldJson>,
+    restart_safe: Option<FieldJson>,
+}
+
+pub fn parse_exec_input(json: &str) -> RawExecInput {
+    let input: ExecInputJson = serde_json::from_str(json).unwrap_or_default();
+    RawExecInput {
+        not_an_object: input.not_an_object,
+        code: string_field(input.code),
+        command: string_field(input.command),
+        language: string_field(input.language),
+        restart_safe: bool_field(input.restart_safe),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CallOptions {
+    pub call_id: Option<String>,
+    #[serde(default)]
+    pub aborted: bool,
+}
+
+pub fn parse_call_options(json: &str) -> CallOptions {
+    serde_json::from_str(json).unwrap_or_default()
+}

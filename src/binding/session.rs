@@ -1,0 +1,246 @@
+//! `CodeModeSession`: converts JS arguments through the session's glue, hands them to the
+//! engine's `SessionCore`, and resolves promises with the engine's JSON results.
+
+use super::js_host::{JsHost, PendingReplies};
+use super::options::{parse_call_options, parse_exec_input, parse_options, parse_tool_specs};
+use crate::engine::cell::{Cell, Event, Responder};
+use crate::engine::session::SessionCore;
+use crate::error::messages;
+use napi::bindgen_prelude::*;
+use napi::JsDeferred;
+use napi_derive::napi;
+use serde_json::Value;
+use std::sync::Arc;
+
+const HOST_GLUE: &str = include_str!("host_glue.js");
+
+/// A code-mode session: a catalog of host tools and the runs (cells) that call them.
+#[napi(custom_finalize)]
+pub struct CodeModeSession {
+    core: Arc<SessionCore>,
+    glue: Option<ObjectRef<false>>,
+    session_id: String,
+}
+
+fn invalid_input(message: &str) -> Error {
+    Error::new(Status::InvalidArg, message.to_string())
+}
+
+fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
+    glue: &Object<'env>,
+    name: &str,
+) -> Result<Function<'env, Args, R>> {
+    glue.get_named_property(name)
+}
+
+impl CodeModeSession {
+    fn glue<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        match &self.glue {
+            Some(glue) => glue.get_value(env),
+            None => Err(invalid_input(messages::SESSION_CLOSED)),
+        }
+    }
+
+    /// A deferred promise and the responder that resolves it from any thread.
+    fn deferred(env: &Env) -> Result<(Responder, Object<'_>)> {
+        let (deferred, promise): (JsDeferred<Value, _>, Object) = env.create_deferred()?;
+        let responder: Responder = Box::new(move |outcome: Value| {
+            deferred.resolve(move |_env| Ok(outcome));
+        });
+        Ok((responder, promise))
+    }
+
+    fn watch_abort(&self, env: &Env, options: &Option<Unknown>, cell: Option<Arc<Cell>>) -> Result<()> {
+        let (Some(options), Some(cell)) = (options, cell) else {
+            return Ok(());
+        };
+        let weak = Arc::downgrade(&cell);
+        let listener = env.create_function_from_closure("onAbort", move |_ctx| {
+            if let Some(cell) = weak.upgrade() {
+                cell.push(Event::Abort);
+            }
+            Ok(())
+        })?;
+        let on_abort: Function<FnArgs<(Unknown, Function<(), ()>)>, ()> =
+            glue_fn(&self.glue(env)?, "onAbort")?;
+        on_abort.call(FnArgs::from((*options, listener)))
+    }
+
+    fn aborted_result(&self) -> Value {
+        crate::engine::result::early_failure(&crate::error::CodeModeError::aborted(), self.core.telemetry())
+    }
+}
+
+#[napi]
+impl CodeModeSession {
+    /// Creates a session. Throws (err.code = "InvalidArg", message naming the field) on
+    /// invalid options.
+    #[napi(constructor, ts_args_type = "options: CodeModeSessionOptions")]
+    pub fn new(env: Env, options: Unknown) -> Result<Self> {
+        let pending = Arc::new(PendingReplies::default());
+        let glue = create_glue(&env, &pending)?;
+        let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
+        let config = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
+        let host = JsHost::new(&glue, pending)?;
+        let session_id = config.scope.session_id.clone();
+        let core = SessionCore::new(config, Arc::new(host));
+        Ok(CodeModeSession {
+            core,
+            glue: Some(glue.create_ref()?),
+            session_id,
+        })
+    }
+
+    /// The session id this session was created with.
+    #[napi(getter)]
+    pub fn session_id(&self) -> String {
+        self.session_id.clone()
+    }
+
+    /// Runs a cell. Never rejects for guest, tool or limit problems: those are `failed` results.
+    #[napi(
+        ts_args_type = "input: CodeModeExecInput | unknown, options?: CallOptions",
+        ts_return_type = "Promise<CodeModeResult>"
+    )]
+    pub fn exec<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
+        if self.core.is_closed() {
+            return Err(invalid_input(messages::SESSION_CLOSED));
+        }
+        let glue = self.glue(env)?;
+        let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
+        let raw = parse_exec_input(&read_input.call(input)?);
+        let call = self.read_call_options(env, &options)?;
+        let (responder, promise) = Self::deferred(env)?;
+        if call.aborted {
+            responder(self.aborted_result());
+            return Ok(promise);
+        }
+        let cell = self.core.exec(raw, call.call_id, responder);
+        self.watch_abort(env, &options, cell)?;
+        Ok(promise)
+    }
+
+    /// Resumes a `waiting` run created by this session's scope.
+    #[napi(
+        ts_args_type = "input: { runId: string } | unknown, options?: CallOptions",
+        ts_return_type = "Promise<CodeModeResult>"
+    )]
+    pub fn wait<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
+        if self.core.is_closed() {
+            return Err(invalid_input(messages::SESSION_CLOSED));
+        }
+        let glue = self.glue(env)?;
+        let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
+        let run_id = read_input.call(input)?;
+        let call = self.read_call_options(env, &options)?;
+        let (responder, promise) = Self::deferred(env)?;
+        if call.aborted {
+            responder(self.aborted_result());
+            return Ok(promise);
+        }
+        let cell = self.core.wait(run_id, responder);
+        self.watch_abort(env, &options, cell)?;
+        Ok(promise)
+    }
+
+    /// Appends tools. Client tool additions keep counterScope and counters; the
+    /// description refreshes.
+    #[napi(ts_args_type = "tools: ToolDefinition[]")]
+    pub fn add_tools(&self, env: Env, tools: Unknown) -> Result<()> {
+        let glue = self.glue(&env)?;
+        let add: Function<Unknown, String> = glue_fn(&glue, "addTools")?;
+        let specs = parse_tool_specs(&add.call(tools)?).map_err(|e| invalid_input(&e))?;
+        self.core.add_tools(specs);
+        Ok(())
+    }
+
+    /// `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
+    /// Deterministic for equal catalogs.
+    #[napi(ts_return_type = "Array<{ name: string; description: string; parameters: JsonSchema }>")]
+    pub fn model_tools(&self) -> Value {
+        self.core.model_tools()
+    }
+
+    /// Catalog counters and sizes (cumulative for the catalog lifetime).
+    #[napi(ts_return_type = "CodeModeTelemetry")]
+    pub fn telemetry(&self) -> Value {
+        self.core.telemetry()
+    }
+
+    /// Cancels active cells and pending host work, drops this session's parked runs. Idempotent.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        self.core.close();
+        let (deferred, promise): (JsDeferred<(), _>, Object) = env.create_deferred()?;
+        deferred.resolve(|_env| Ok(()));
+        Ok(promise)
+    }
+
+    /// Extension: ids and ages of this session's parked runs.
+    #[napi(ts_return_type = "Array<{ runId: string; reason: string; pending: number; parkedMs: number; bytes: number }>")]
+    pub fn runs(&self) -> Value {
+        let runs: Vec<Value> = self
+            .core
+            .runs()
+            .into_iter()
+            .map(|r| {
+                serde_json::json!({
+                    "runId": r.run_id, "reason": r.reason, "pending": r.pending,
+                    "parkedMs": r.parked_ms, "bytes": r.bytes,
+                })
+            })
+            .collect();
+        Value::Array(runs)
+    }
+
+    /// Extension: drops one parked run of this session; false if there is none by that id.
+    #[napi]
+    pub fn cancel_run(&self, run_id: String) -> bool {
+        self.core.cancel_run(&run_id)
+    }
+}
+
+impl CodeModeSession {
+    fn read_call_options(&self, env: &Env, options: &Option<Unknown>) -> Result<super::options::CallOptions> {
+        let Some(options) = options else {
+            return Ok(super::options::CallOptions::default());
+        };
+        let read: Function<Unknown, String> = glue_fn(&self.glue(env)?, "readCallOptions")?;
+        Ok(parse_call_options(&read.call(*options)?))
+    }
+}
+
+impl ObjectFinalize for CodeModeSession {
+    fn finalize(mut self, env: Env) -> Result<()> {
+        self.core.close();
+        if let Some(glue) = self.glue.take() {
+            glue.unref(&env)?;
+        }
+        Ok(())
+    }
+}
+
+/// Compiles the host glue and wires its three Rust callbacks.
+fn create_glue<'env>(env: &'env Env, pending: &Arc<PendingReplies>) -> Result<Object<'env>> {
+    let factory: Function<FnArgs<(Function<(), ()>, Function<(), ()>, Function<(), ()>)>, Object> =
+        env.run_script(HOST_GLUE)?;
+    let done_pending = pending.clone();
+    let done = env.create_function_from_closure("done", move |ctx| {
+        let token: u32 = ctx.get(0)?;
+        let ok: bool = ctx.get(1)?;
+        let text: String = ctx.get(2)?;
+        done_pending.complete(token, ok, text);
+        Ok(())
+    })?;
+    let pause_pending = pending.clone();
+    let pause = env.create_function_from_closure("pauseBudget", move |ctx| {
+        pause_pending.pause(ctx.get(0)?);
+        Ok(())
+    })?;
+    let resume_pending = pending.clone();
+    let resume = env.create_function_from_closure("resumeBudget", move |ctx| {
+        resume_pending.resume(ctx.get(0)?);
+        Ok(())
+    })?;
+    factory.call(FnArgs::from((done, pause, resume)))
+}
