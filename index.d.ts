@@ -60,4 +60,4 @@ export declare class CodeModeSession {
 export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
 
 /** Strips TypeScript types from a cell (oxc); errors are returned as data. */
-export declare function transformTypescript(code: string): { code: string } | { error: string; line: number; column: number }
+export declare function transformTypeScript(code: string): { code: string } | { error: string; line: number; column: number }

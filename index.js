@@ -837,4 +837,4 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CodeModeSession = nativeBinding.CodeModeSession
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
-module.exports.transformTypescript = nativeBinding.transformTypescript
+module.exports.transformTypeScript = nativeBinding.transformTypeScript

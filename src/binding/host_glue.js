@@ -6,6 +6,26 @@
   "use strict";
   const definitions = [];
   const controllers = new Map();
+  let beforeToolCall = null;
+  let onEvent = null;
+  const PREVIEW = 512;
+
+  // onEvent is display-only: a listener that throws never affects the cell.
+  function emit(event) {
+    if (onEvent === null) return;
+    try {
+      onEvent(event);
+    } catch (_) {}
+  }
+
+  function preview(text) {
+    return text.length <= PREVIEW ? text : text.slice(0, PREVIEW) + "…";
+  }
+
+  function plainJson(value) {
+    const text = JSON.stringify(value === undefined ? null : value);
+    return text === undefined ? null : JSON.parse(text);
+  }
 
   function invalid(message) {
     const error = new TypeError(message);
@@ -59,6 +79,8 @@
     return specs;
   }
 
+  class BlockedCall extends Error {}
+
   const NOT_YET = ["mcpServers", "nodes", "skills", "namespaces", "swarm"];
 
   function field(input, key) {
@@ -90,7 +112,10 @@
       for (const hook of ["beforeToolCall", "onEvent"]) {
         if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
       }
+      beforeToolCall = typeof options.beforeToolCall === "function" ? options.beforeToolCall : null;
+      onEvent = typeof options.onEvent === "function" ? options.onEvent : null;
       return JSON.stringify({
+        events: onEvent !== null,
         sessionId: options.sessionId,
         sessionKey: optionalString(options.sessionKey, "sessionKey"),
         agentId: optionalString(options.agentId, "agentId"),
@@ -130,18 +155,34 @@
         signal.addEventListener("abort", listener, { once: true });
       }
     },
-    invoke(index, inputJson, callId, parentCallId, runId, sessionId, token) {
+    emit(eventJson) {
+      if (onEvent !== null) emit(JSON.parse(eventJson));
+    },
+    invoke(index, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
       const definition = definitions[index];
+      const toolName = definition.name;
       const controller = new AbortController();
       controllers.set(callId, controller);
+      const started = Date.now();
       let resumed = false;
+      let settled = false;
+      const parent = parentCallId === "" ? undefined : parentCallId;
       const ctx = {
         callId,
-        parentCallId: parentCallId === "" ? undefined : parentCallId,
+        parentCallId: parent,
         runId,
         sessionId,
         signal: controller.signal,
-        onUpdate(_partial) {},
+        onUpdate(partial) {
+          if (settled) return;
+          let value;
+          try {
+            value = plainJson(partial);
+          } catch (_) {
+            return;
+          }
+          emit({ type: "tool_call_update", runId, callId, partial: value });
+        },
         pauseBudget() {
           pauseBudget(token);
           return () => {
@@ -152,23 +193,36 @@
           };
         },
       };
+      emit({ type: "tool_call_start", runId, callId, parentCallId: parent, toolName, callableName, source: definition.source || "openclaw", inputPreview: preview(inputJson) });
       const finish = (ok, text) => {
+        if (settled) return;
+        settled = true;
         controllers.delete(callId);
         if (!resumed) {
           resumed = true;
           resumeBudget(token);
         }
+        const end = { type: "tool_call_end", runId, callId, status: ok ? "ok" : controller.signal.aborted ? "cancelled" : "error", durationMs: Date.now() - started };
+        if (ok) end.outputPreview = preview(text);
+        else end.error = preview(text);
+        emit(end);
         done(token, ok, text);
       };
-      let input;
-      try {
-        input = JSON.parse(inputJson);
-      } catch (e) {
-        finish(false, "tool input was not valid JSON");
-        return;
-      }
       Promise.resolve()
-        .then(() => definition.execute(input, ctx))
+        .then(async () => {
+          let input = JSON.parse(inputJson);
+          if (beforeToolCall !== null) {
+            const decision = await beforeToolCall({ toolName, callableName, input: plainJson(input), callId });
+            if (decision !== null && typeof decision === "object") {
+              if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
+                const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
+                throw new BlockedCall('Tool "' + toolName + '" was blocked before execution: ' + reason);
+              }
+              if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
+            }
+          }
+          return definition.execute(input, ctx);
+        })
         .then(
           (value) => {
             let text;

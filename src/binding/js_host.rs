@@ -10,9 +10,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-type InvokeArgs = FnArgs<(u32, String, String, String, String, String, u32)>;
+type InvokeArgs = FnArgs<(u32, String, String, String, String, String, String, u32)>;
 type InvokeFn = ThreadsafeFunction<HostCallJob, (), InvokeArgs, Status, false, true>;
 type AbortFn = ThreadsafeFunction<String, (), String, Status, false, true>;
+type EmitFn = ThreadsafeFunction<String, (), String, Status, false, true>;
 
 pub struct HostCallJob {
     call: HostCall,
@@ -64,12 +65,14 @@ impl PendingReplies {
 pub struct JsHost {
     invoke: InvokeFn,
     abort: AbortFn,
+    /// Present only when the session has an `onEvent` listener.
+    emit: Option<EmitFn>,
     pending: Arc<PendingReplies>,
 }
 
 impl JsHost {
     /// Builds the threadsafe functions over the glue's `invoke` and `abort`.
-    pub fn new(glue: &Object, pending: Arc<PendingReplies>) -> Result<JsHost> {
+    pub fn new(glue: &Object, pending: Arc<PendingReplies>, events: bool) -> Result<JsHost> {
         let invoke: Function<InvokeArgs, ()> = glue.get_named_property("invoke")?;
         let invoke = invoke
             .build_threadsafe_function::<HostCallJob>()
@@ -79,6 +82,7 @@ impl JsHost {
                 let HostCallJob { call, token } = ctx.value;
                 Ok(FnArgs::from((
                     call.tool_index as u32,
+                    call.callable_name,
                     call.input_json,
                     call.call_id,
                     call.parent_call_id.unwrap_or_default(),
@@ -93,9 +97,21 @@ impl JsHost {
             .weak::<true>()
             .callee_handled::<false>()
             .build_callback(|ctx: ThreadsafeCallContext<String>| Ok(ctx.value))?;
+        let emit = if events {
+            let emit: Function<String, ()> = glue.get_named_property("emit")?;
+            Some(
+                emit.build_threadsafe_function::<String>()
+                    .weak::<true>()
+                    .callee_handled::<false>()
+                    .build_callback(|ctx: ThreadsafeCallContext<String>| Ok(ctx.value))?,
+            )
+        } else {
+            None
+        };
         Ok(JsHost {
             invoke,
             abort,
+            emit,
             pending,
         })
     }
@@ -111,6 +127,16 @@ impl Host for JsHost {
             // Node is shutting down (or the env is gone): fail the call instead of hanging.
             self.pending.complete(token, false, "code mode host is unavailable".into());
         }
+    }
+
+    fn event(&self, event_json: String) {
+        if let Some(emit) = &self.emit {
+            let _ = emit.call(event_json, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+
+    fn wants_events(&self) -> bool {
+        self.emit.is_some()
     }
 
     fn cancel(&self, call_id: &str) {

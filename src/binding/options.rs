@@ -11,6 +11,8 @@ use serde_json::Value;
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OptionsJson {
+    #[serde(default)]
+    events: bool,
     session_id: String,
     session_key: Option<String>,
     agent_id: Option<String>,
@@ -50,9 +52,11 @@ impl From<ToolJson> for ToolSpec {
     }
 }
 
-pub fn parse_options(json: &str) -> Result<SessionConfig, String> {
+/// The session config and whether the host wants trajectory events.
+pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
     let options: OptionsJson = serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
-    Ok(SessionConfig {
+    let events = options.events;
+    Ok((SessionConfig {
         scope: Scope {
             session_id: options.session_id,
             session_key: options.session_key,
@@ -61,7 +65,7 @@ pub fn parse_options(json: &str) -> Result<SessionConfig, String> {
         },
         limits: Limits::from_json(options.limits.as_ref()),
         tools: options.tools.into_iter().map(ToolSpec::from).collect(),
-    })
+    }, events))
 }
 
 pub fn parse_tool_specs(json: &str) -> Result<Vec<ToolSpec>, String> {

@@ -29,7 +29,7 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<()> {
 }
 
 /// Strips TypeScript types from a cell (oxc); errors are returned as data.
-#[napi(ts_return_type = "{ code: string } | { error: string; line: number; column: number }")]
+#[napi(js_name = "transformTypeScript", ts_return_type = "{ code: string } | { error: string; line: number; column: number }")]
 pub fn transform_typescript(code: String) -> Value {
     match crate::source::typescript::transform_typescript(&code) {
         Ok(js) => json!({ "code": js }),

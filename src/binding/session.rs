@@ -80,8 +80,8 @@ impl CodeModeSession {
         let pending = Arc::new(PendingReplies::default());
         let glue = create_glue(&env, &pending)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
-        let config = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
-        let host = JsHost::new(&glue, pending)?;
+        let (config, events) = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
+        let host = JsHost::new(&glue, pending, events)?;
         let session_id = config.scope.session_id.clone();
         let core = SessionCore::new(config, Arc::new(host));
         Ok(CodeModeSession {

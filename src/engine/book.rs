@@ -3,6 +3,7 @@
 //! `Bridge` implementation that fills it. The cell's turn reads and clears it.
 
 use super::cell::{Cell, Event};
+use super::contracts::ToolContracts;
 use super::host::{HostCall, Reply};
 use super::output::{OutputBudget, OutputEntry};
 use super::session::SessionCore;
@@ -26,15 +27,16 @@ pub enum Completion {
 }
 
 /// Work waiting for an in-flight slot.
-#[derive(Debug)]
 enum Queued {
-    Tool { bridge_id: u32, call: HostCall },
+    Tool { bridge_id: u32, call: HostCall, contracts: Arc<ToolContracts> },
     Timer { id: u32, delay_ms: u64 },
 }
 
 #[derive(Debug)]
 pub struct InFlight {
     pub call_id: String,
+    /// Host index of the tool, for the output contract.
+    pub tool_index: Option<usize>,
     pub tool_name: String,
     pub started: Instant,
     /// Index into `nested`; `None` for internal replies (a released yield).
@@ -104,7 +106,7 @@ impl RunBook {
             .map(|(id, call)| (*id, call.tool_name.clone()))
             .collect();
         for queued in &self.queue {
-            if let Queued::Tool { bridge_id, call } = queued {
+            if let Queued::Tool { bridge_id, call, .. } = queued {
                 pending.push((*bridge_id, call.tool_name.clone()));
             }
         }
@@ -164,6 +166,7 @@ impl RunBook {
             bridge_id,
             InFlight {
                 call_id: String::new(),
+                tool_index: None,
                 tool_name: "yield_control".into(),
                 started: Instant::now(),
                 record: None,
@@ -185,7 +188,11 @@ pub struct CellBridge {
     pub cell: Weak<Cell>,
     pub run_id: String,
     pub parent_call_id: Option<String>,
+    /// A `restartSafe` cell may only call tools marked `replaySafe`.
+    pub restart_safe: bool,
 }
+
+pub const RESTART_SAFE_REFUSAL: &str = "restart-safe code mode cannot call tool surfaces that are not proven replay-safe; use audited read, grep, or find tools.";
 
 impl CellBridge {
     /// Starts queued work while slots are free. Called after anything frees a slot.
@@ -202,13 +209,14 @@ impl CellBridge {
                 }
             };
             match next {
-                Queued::Tool { bridge_id, call } => self.dispatch(bridge_id, call),
+                Queued::Tool { bridge_id, call, contracts } => self.dispatch(bridge_id, call, &contracts),
                 Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
             }
         }
     }
 
-    fn dispatch(&self, bridge_id: u32, call: HostCall) {
+    fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &ToolContracts) {
+        let refused = contracts.check_input(&call.input_json).err();
         {
             let mut book = self.book.lock();
             let record = book.nested.len();
@@ -217,16 +225,22 @@ impl CellBridge {
                 bridge_id,
                 InFlight {
                     call_id: call.call_id.clone(),
+                    tool_index: Some(call.tool_index),
                     tool_name: call.tool_name.clone(),
                     started: Instant::now(),
                     record: Some(record),
                 },
             );
         }
-        self.session.count_call();
-        self.session
-            .host()
-            .call_tool(call, Reply::new(self.cell.clone(), bridge_id));
+        let reply = Reply::new(self.cell.clone(), bridge_id);
+        match refused {
+            // The contract failed: the host never sees the call, the guest gets the error.
+            Some(failure) => reply.fail(failure),
+            None => {
+                self.session.count_call();
+                self.session.host().call_tool(call, reply);
+            }
+        }
     }
 
     fn start_timer(&self, id: u32, delay_ms: u64) {
@@ -244,7 +258,7 @@ impl CellBridge {
         if book.in_flight() < book.max_pending && book.queue.is_empty() {
             drop(book);
             match item {
-                Queued::Tool { bridge_id, call } => self.dispatch(bridge_id, call),
+                Queued::Tool { bridge_id, call, contracts } => self.dispatch(bridge_id, call, &contracts),
                 Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
             }
             return Ok(());
@@ -264,12 +278,32 @@ impl CellBridge {
     }
 }
 
+impl CellBridge {
+    fn emit_output(&self, entry: &OutputEntry) {
+        self.session.emit(|| {
+            let entry = match entry {
+                OutputEntry::Text(text) => serde_json::json!({ "type": "text", "text": super::trajectory::preview(text) }),
+                OutputEntry::Json(value) => serde_json::json!({ "type": "json", "value": value }),
+            };
+            serde_json::json!({ "type": "output", "runId": self.run_id, "entry": entry })
+        });
+    }
+}
+
 impl Bridge for CellBridge {
     fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
         if method != "tool" {
             return Err(format!("Unknown bridge method: {method}."));
         }
         let tool = self.session.resolve_tool(target)?;
+        if self.restart_safe && !tool.replay_safe {
+            let message = RESTART_SAFE_REFUSAL.to_string();
+            self.book
+                .lock()
+                .fatal
+                .get_or_insert_with(|| CodeModeError::invalid_input(message.clone()));
+            return Err(message);
+        }
         let (bridge_id, seq) = {
             let mut book = self.book.lock();
             book.next_call_seq += 1;
@@ -282,9 +316,10 @@ impl Bridge for CellBridge {
             session_id: self.session.session_id().to_string(),
             tool_index: tool.host_index,
             tool_name: tool.tool_name,
+            callable_name: tool.callable_name,
             input_json,
         };
-        self.enqueue_or_run(Queued::Tool { bridge_id, call })?;
+        self.enqueue_or_run(Queued::Tool { bridge_id, call, contracts: tool.contracts })?;
         Ok(bridge_id)
     }
 
@@ -294,6 +329,7 @@ impl Bridge for CellBridge {
         } else {
             OutputEntry::Json(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
         };
+        self.emit_output(&entry);
         self.book.lock().output.push(entry);
     }
 
@@ -310,7 +346,10 @@ impl Bridge for CellBridge {
                 .push(OutputEntry::Text("[console output truncated]".to_string()));
             return;
         }
-        book.output.push(OutputEntry::Text(line));
+        drop(book);
+        let entry = OutputEntry::Text(line);
+        self.emit_output(&entry);
+        self.book.lock().output.push(entry);
     }
 
     fn timer(&self, delay_ms: u64) -> Result<u32, String> {
@@ -368,6 +407,14 @@ impl Bridge for CellBridge {
 
     fn describe(&self, callable: &str) -> Result<String, String> {
         self.session.describe(callable)
+    }
+
+    fn api_list(&self, prefix: &str) -> String {
+        self.session.api_list(prefix)
+    }
+
+    fn api_read(&self, path: &str) -> Result<String, String> {
+        self.session.api_read(path)
     }
 }
 

@@ -40,6 +40,7 @@ pub enum Event {
 pub struct CellSource {
     pub code: String,
     pub language: Language,
+    pub restart_safe: bool,
 }
 
 enum Phase {
@@ -123,6 +124,7 @@ impl Cell {
             state.metrics.call_started_ns = now_ns();
         }
         self.control.set_deadline_after(budget);
+        self.session.emit_status(&self.run_id, "running");
         let weak = Arc::downgrade(self);
         timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
@@ -232,6 +234,7 @@ impl Cell {
             cell: Arc::downgrade(self),
             run_id: self.run_id.clone(),
             parent_call_id: self.parent_call_id.clone(),
+            restart_safe: source.restart_safe,
         });
         let _ = self.bridge.set(bridge.clone());
         let vm_limits = VmLimits {
@@ -256,6 +259,8 @@ impl Cell {
             match event {
                 Event::Abort | Event::Deadline => {}
                 Event::HostReply { bridge_id, outcome } => {
+                    let tool_index = self.book.lock().calls.get(&bridge_id).and_then(|c| c.tool_index);
+                    let outcome = self.admit_result(tool_index, outcome);
                     let known = self.book.lock().settle_call(bridge_id, &outcome);
                     if known {
                         match &outcome {
@@ -284,6 +289,26 @@ impl Cell {
                 bridge.admit();
             }
         }
+    }
+
+    /// A host result on its way into the guest: checked against the tool's declared
+    /// output, and bounded by `maxOutputBytes` (an oversized one becomes the marker).
+    fn admit_result(
+        &self,
+        tool_index: Option<usize>,
+        outcome: Result<String, super::host::HostFailure>,
+    ) -> Result<String, super::host::HostFailure> {
+        let json = outcome?;
+        if let Some(contracts) = tool_index.and_then(|i| self.session.contracts_of(i)) {
+            contracts.check_output(&json)?;
+        }
+        let max = self.session.limits().max_output_bytes as usize;
+        if json.len() <= max {
+            return Ok(json);
+        }
+        Ok(super::output::truncation_marker(&json, max)
+            .map(|marker| marker.to_json_string())
+            .unwrap_or_else(|| "null".to_string()))
     }
 
     /// After a bounded spin, true if new events arrived and the turn should go on: host
@@ -391,12 +416,14 @@ impl Cell {
             self.session.host().cancel(&call_id);
         }
         self.session.forget(&self.run_id);
+        let status = if result.is_ok() { "completed" } else { "failed" };
         if let Some(responder) = responder {
             let outcome = self
                 .session
                 .outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
+        self.session.emit_status(&self.run_id, status);
         if let Phase::Live(vm) = retired {
             super::warm::retire(vm);
         }
@@ -426,6 +453,7 @@ impl Cell {
         if let Some(responder) = responder {
             responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));
         }
+        self.session.emit_status(&self.run_id, "waiting");
         // Events that raced with parking stay buffered for the next wait.
     }
 

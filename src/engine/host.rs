@@ -18,6 +18,8 @@ pub struct HostCall {
     /// Index of the tool in the session's host-side tool table.
     pub tool_index: usize,
     pub tool_name: String,
+    /// The guest-visible name (for `beforeToolCall`).
+    pub callable_name: String,
     pub input_json: String,
 }
 
@@ -35,6 +37,12 @@ pub trait Host: Send + Sync {
     fn call_tool(&self, call: HostCall, reply: Reply);
     /// Aborts the `ctx.signal` of a call still running on the host.
     fn cancel(&self, call_id: &str);
+    /// Streams one trajectory event (`onEvent`) as JSON; hosts without a listener ignore it.
+    fn event(&self, _event_json: String) {}
+    /// Whether `event` has a listener: lets the engine skip building events nobody reads.
+    fn wants_events(&self) -> bool {
+        false
+    }
 }
 
 /// The way back into a cell for one host call. Dropping it without answering is allowed

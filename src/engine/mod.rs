@@ -1,8 +1,10 @@
 //! The engine: worker pool, cells (runs) and their books, the parked-run store, the
 //! output budget, timers and the host seam.
 
+pub mod api_files;
 pub mod book;
 pub mod cell;
+pub mod contracts;
 pub mod errors;
 pub mod host;
 pub mod model_tools;

@@ -7,7 +7,8 @@ use super::host::Host;
 use super::result::{self, Outcome, RunMetrics};
 use super::store::{self, ParkedInfo, Scope};
 use super::timer;
-use crate::catalog::{describe_json, metadata_json, Catalog, ToolSpec};
+use super::contracts::{ContractCache, ToolContracts};
+use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
 use crate::source::{self, ExecRequest, RawExecInput};
@@ -25,10 +26,13 @@ pub struct SessionConfig {
     pub tools: Vec<ToolSpec>,
 }
 
-/// What the guest calls a tool: the host-side index and the exact host name.
+/// What the guest calls a tool: the host-side index, the names and its contracts.
 pub struct ToolRef {
     pub host_index: usize,
     pub tool_name: String,
+    pub callable_name: String,
+    pub replay_safe: bool,
+    pub contracts: Arc<ToolContracts>,
 }
 
 #[derive(Default)]
@@ -47,6 +51,7 @@ pub struct SessionCore {
     counter_scope: String,
     counters: Counters,
     host: Arc<dyn Host>,
+    contracts: ContractCache,
     closed: AtomicBool,
     /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
     cells: Mutex<HashMap<String, Arc<Cell>>>,
@@ -66,6 +71,7 @@ impl SessionCore {
             counter_scope: crate::ids::random_hex(8),
             counters: Counters::default(),
             host,
+            contracts: ContractCache::default(),
             closed: AtomicBool::new(false),
             cells: Mutex::new(HashMap::new()),
         })
@@ -125,6 +131,21 @@ impl SessionCore {
         self.direct_only.write().extend(more_direct);
     }
 
+    pub fn contracts_of(&self, host_index: usize) -> Option<Arc<ToolContracts>> {
+        self.contracts.get(host_index)
+    }
+
+    /// Streams a trajectory event to `onEvent`, building it only when someone listens.
+    pub fn emit(&self, build: impl FnOnce() -> Value) {
+        if self.host.wants_events() {
+            self.host.event(build().to_string());
+        }
+    }
+
+    pub fn emit_status(&self, run_id: &str, status: &str) {
+        self.emit(|| json!({ "type": "run_status", "runId": run_id, "status": status }));
+    }
+
     pub fn count_call(&self) {
         self.counters.call.fetch_add(1, Ordering::Relaxed);
     }
@@ -134,9 +155,21 @@ impl SessionCore {
         let entry = catalog
             .by_callable_name(callable)
             .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
+        let host_index = entry.spec_index();
+        let contracts = self.contracts.get_or_compile(host_index, || {
+            ToolContracts::new(
+                entry.tool_name(),
+                entry.source() == Source::Openclaw,
+                entry.parameters(),
+                entry.output_schema(),
+            )
+        });
         Ok(ToolRef {
-            host_index: entry.spec_index(),
+            host_index,
             tool_name: entry.tool_name().to_string(),
+            callable_name: entry.callable_name().to_string(),
+            replay_safe: entry.replay_safe(),
+            contracts,
         })
     }
 
@@ -172,6 +205,17 @@ impl SessionCore {
             .by_callable_name(callable)
             .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
         Ok(describe_json(entry).to_string())
+    }
+
+    pub fn api_list(&self, prefix: &str) -> String {
+        let catalog = self.catalog.read();
+        let files = super::api_files::list(&catalog, prefix);
+        json!({ "files": files }).to_string()
+    }
+
+    pub fn api_read(&self, path: &str) -> Result<String, String> {
+        let catalog = self.catalog.read();
+        super::api_files::read(&catalog, path).map(|file| file.to_string())
     }
 
     pub fn telemetry(&self) -> Value {
@@ -212,6 +256,7 @@ impl SessionCore {
             CellSource {
                 code: request.code,
                 language: request.language,
+                restart_safe: request.restart_safe,
             },
             parent_call_id,
         );

@@ -41,6 +41,10 @@ pub trait Bridge: Send + Sync {
     fn search(&self, query: &str, limit: u32) -> Result<String, String>;
     /// `handle.describe()`: the description JSON, or an error to throw.
     fn describe(&self, callable: &str) -> Result<String, String>;
+    /// `API.list(prefix)`: `{ files: [...] }` as JSON.
+    fn api_list(&self, prefix: &str) -> String;
+    /// `API.read(path)`: `{ path, content, description, bytes }` as JSON, or an error to throw.
+    fn api_read(&self, path: &str) -> Result<String, String>;
 }
 
 fn optional_string(value: &Value<'_>) -> Option<String> {
@@ -151,7 +155,7 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         )?,
     )?;
 
-    let b = Bound(slot);
+    let b = Bound(slot.clone());
     native.set(
         "describe",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<String> {
@@ -159,6 +163,23 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
             bridge
                 .describe(&name)
                 .map_err(|message| Exception::throw_message(&ctx, &message))
+        })?,
+    )?;
+
+    let b = Bound(slot.clone());
+    native.set(
+        "apiList",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| -> rquickjs::Result<String> {
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            Ok(bridge.api_list(&prefix))
+        })?,
+    )?;
+    let b = Bound(slot.clone());
+    native.set(
+        "apiRead",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| -> rquickjs::Result<String> {
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            bridge.api_read(&path).map_err(|message| Exception::throw_message(&ctx, &message))
         })?,
     )?;
 

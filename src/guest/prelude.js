@@ -201,6 +201,20 @@
     });
   }
 
+  // ---- API virtual files (declarations rendered by Rust on read) ----
+  define(
+    "API",
+    freeze({
+      list(prefix) {
+        return parse(native.apiList(prefix === undefined || prefix === null ? "" : StringCtor(prefix)));
+      },
+      read(path) {
+        if (typeof path !== "string") throw new TypeErrorCtor("invalid API file path");
+        return parse(native.apiRead(path));
+      },
+    })
+  );
+
   // ---- catalog handles (installed when a warm VM is bound to its session) ----
   function installTools(config) {
     const handles = [];

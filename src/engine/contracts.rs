@@ -1,0 +1,179 @@
+//! Declared contracts of trusted (openclaw) tools: the input is validated against
+//! `parameters` before the host runs the tool, the result against `outputSchema` after.
+//! Schemas compile once per tool (on first call) with the `jsonschema` crate.
+
+use super::host::HostFailure;
+use parking_lot::Mutex;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+enum Schema {
+    None,
+    Valid(Box<jsonschema::Validator>),
+    Invalid,
+}
+
+impl Schema {
+    fn compile(schema: Option<&Value>) -> Schema {
+        match schema {
+            None => Schema::None,
+            Some(schema) => match jsonschema::validator_for(schema) {
+                Ok(validator) => Schema::Valid(Box::new(validator)),
+                Err(_) => Schema::Invalid,
+            },
+        }
+    }
+}
+
+/// The compiled contracts of one tool.
+pub struct ToolContracts {
+    tool_name: String,
+    input: Schema,
+    output: Schema,
+}
+
+impl ToolContracts {
+    /// Contracts for a tool; client tools (untrusted schemas) get none.
+    pub fn new(tool_name: &str, trusted: bool, parameters: Option<&Value>, output_schema: Option<&Value>) -> Self {
+        let (input, output) = if trusted {
+            (Schema::compile(parameters), Schema::compile(output_schema))
+        } else {
+            (Schema::None, Schema::None)
+        };
+        ToolContracts {
+            tool_name: tool_name.to_string(),
+            input,
+            output,
+        }
+    }
+
+    /// Before dispatch: a failure means the tool must not run.
+    pub fn check_input(&self, input_json: &str) -> Result<(), HostFailure> {
+        if matches!(self.output, Schema::Invalid) {
+            return Err(HostFailure {
+                message: format!("Tool \"{}\" has an invalid outputSchema.", self.tool_name),
+                code: "output_contract",
+            });
+        }
+        match &self.input {
+            Schema::None => Ok(()),
+            Schema::Invalid => Err(HostFailure {
+                message: format!("Tool \"{}\" has an invalid parameters schema.", self.tool_name),
+                code: "input_contract",
+            }),
+            Schema::Valid(validator) => {
+                let input: Value = serde_json::from_str(input_json).unwrap_or(Value::Null);
+                match validator.validate(&input) {
+                    Ok(()) => Ok(()),
+                    Err(error) => Err(HostFailure {
+                        message: format!(
+                            "Tool \"{}\" input does not match its parameters schema: {}",
+                            self.tool_name,
+                            bounded(&error.to_string())
+                        ),
+                        code: "input_contract",
+                    }),
+                }
+            }
+        }
+    }
+
+    /// After the host answered: the value never appears in the message.
+    pub fn check_output(&self, output_json: &str) -> Result<(), HostFailure> {
+        let Schema::Valid(validator) = &self.output else {
+            return Ok(());
+        };
+        let output: Value = serde_json::from_str(output_json).unwrap_or(Value::Null);
+        if validator.is_valid(&output) {
+            Ok(())
+        } else {
+            Err(HostFailure {
+                message: format!(
+                    "Tool \"{}\" returned details that do not match its declared outputSchema.",
+                    self.tool_name
+                ),
+                code: "output_contract",
+            })
+        }
+    }
+}
+
+fn bounded(text: &str) -> String {
+    const MAX: usize = 300;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Per-session cache of compiled contracts, by host tool index.
+#[derive(Default)]
+pub struct ContractCache {
+    compiled: Mutex<HashMap<usize, Arc<ToolContracts>>>,
+}
+
+impl ContractCache {
+    pub fn get_or_compile(&self, host_index: usize, compile: impl FnOnce() -> ToolContracts) -> Arc<ToolContracts> {
+        if let Some(found) = self.compiled.lock().get(&host_index) {
+            return found.clone();
+        }
+        let compiled = Arc::new(compile());
+        self.compiled.lock().insert(host_index, compiled.clone());
+        compiled
+    }
+
+    pub fn get(&self, host_index: usize) -> Option<Arc<ToolContracts>> {
+        self.compiled.lock().get(&host_index).cloned()
+    }
+
+    pub fn forget(&self, host_index: usize) {
+        self.compiled.lock().remove(&host_index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn input_that_breaks_the_schema_is_refused() {
+        let schema = json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]});
+        let contracts = ToolContracts::new("t", true, Some(&schema), None);
+        assert!(contracts.check_input(r#"{"a":1}"#).is_ok());
+        let failure = contracts.check_input(r#"{"a":"x"}"#).err();
+        assert_eq!(failure.map(|f| f.code), Some("input_contract"));
+    }
+
+    #[test]
+    fn output_mismatch_names_the_tool_but_not_the_value() {
+        let schema = json!({"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false});
+        let contracts = ToolContracts::new("lookup", true, None, Some(&schema));
+        let failure = contracts.check_output(r#"{"secret":"hunter2"}"#).err();
+        assert_eq!(
+            failure.map(|f| f.message),
+            Some("Tool \"lookup\" returned details that do not match its declared outputSchema.".to_string())
+        );
+    }
+
+    #[test]
+    fn an_invalid_output_schema_stops_the_tool_before_it_runs() {
+        let schema = json!({"type": 12});
+        let contracts = ToolContracts::new("bad", true, None, Some(&schema));
+        let failure = contracts.check_input("{}").err();
+        assert_eq!(failure.map(|f| f.message), Some("Tool \"bad\" has an invalid outputSchema.".to_string()));
+    }
+
+    #[test]
+    fn client_tools_carry_no_contracts() {
+        let schema = json!({"type":"object","required":["a"]});
+        let contracts = ToolContracts::new("c", false, Some(&schema), Some(&schema));
+        assert!(contracts.check_input("{}").is_ok());
+        assert!(contracts.check_output("1").is_ok());
+    }
+}
