@@ -26,8 +26,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** A code-mode session: a catalog of host tools and the runs (cells) that call them. */
 export declare class CodeModeSession {
   /**
-   * Creates a session. Throws (err.code = "InvalidArg", message naming the field) on
-   * invalid options.
+   * Creates a session. Throws a TypeError with `err.code = "invalid_input"` and a
+   * message naming the field on invalid options.
    */
   constructor(options: CodeModeSessionOptions)
   /** The session id this session was created with. */
@@ -58,6 +58,12 @@ export declare class CodeModeSession {
 
 /** Process-wide settings; call before the first session runs a cell. */
 export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
+
+/**
+ * Runs a headless (cron) script to completion under a wall clock (default 30 s, max
+ * 900 s) and a tool-call budget (default 5, max 200; over it: `tool_budget_exceeded`).
+ */
+export declare function runCodeModeScript(code: string, options: CodeModeSessionOptions & { language?: "javascript" | "typescript"; wallClockMs?: number; maxToolCalls?: number; signal?: AbortSignal }): Promise<CodeModeResult>
 
 /** Strips TypeScript types from a cell (oxc); errors are returned as data. */
 export declare function transformTypeScript(code: string): { code: string } | { error: string; line: number; column: number }

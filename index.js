@@ -837,4 +837,5 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CodeModeSession = nativeBinding.CodeModeSession
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
+module.exports.runCodeModeScript = nativeBinding.runCodeModeScript
 module.exports.transformTypeScript = nativeBinding.transformTypeScript

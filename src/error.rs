@@ -13,6 +13,8 @@ pub enum ErrorCode {
     OutputLimitExceeded,
     SnapshotLimitExceeded,
     InternalError,
+    /// Headless scripts only: the script made more tool calls than its budget.
+    ToolBudgetExceeded,
 }
 
 impl ErrorCode {
@@ -25,6 +27,7 @@ impl ErrorCode {
             ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
             ErrorCode::SnapshotLimitExceeded => "snapshot_limit_exceeded",
             ErrorCode::InternalError => "internal_error",
+            ErrorCode::ToolBudgetExceeded => "tool_budget_exceeded",
         }
     }
 }

@@ -52,6 +52,7 @@ fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
             scope: Scope { session_id: "s1".into(), session_key: None, agent_id: None, agent_run_id: None },
             limits: Limits::from_json(Some(&limits)),
             tools,
+            max_tool_calls: None,
         },
         Arc::new(FakeHost { delay: Duration::from_millis(1) }),
     )

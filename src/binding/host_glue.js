@@ -124,6 +124,19 @@
         tools: normalizeTools(options.tools, "tools"),
       });
     },
+    readScriptOptions(options) {
+      const o = options !== null && typeof options === "object" ? options : {};
+      const int = (v) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
+      return JSON.stringify({
+        language: typeof o.language === "string" ? o.language : undefined,
+        wallClockMs: int(o.wallClockMs),
+        maxToolCalls: int(o.maxToolCalls),
+        aborted: !!(o.signal && o.signal.aborted),
+      });
+    },
+    fail(message) {
+      throw invalid(message);
+    },
     addTools(list) {
       return JSON.stringify(normalizeTools(list, "tools"));
     },

@@ -4,4 +4,5 @@
 mod js_host;
 mod options;
 mod runtime;
+mod script;
 mod session;

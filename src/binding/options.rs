@@ -65,6 +65,7 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
         },
         limits: Limits::from_json(options.limits.as_ref()),
         tools: options.tools.into_iter().map(ToolSpec::from).collect(),
+        max_tool_calls: None,
     }, events))
 }
 

@@ -26,7 +26,7 @@ fn invalid_input(message: &str) -> Error {
     Error::new(Status::InvalidArg, message.to_string())
 }
 
-fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
+pub(super) fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
     glue: &Object<'env>,
     name: &str,
 ) -> Result<Function<'env, Args, R>> {
@@ -34,7 +34,40 @@ fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
 }
 
 impl CodeModeSession {
-    fn glue<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+    /// Builds a session; `adjust` lets headless scripts change the config first.
+    pub(super) fn build(
+        env: &Env,
+        options: Unknown,
+        adjust: impl FnOnce(&mut crate::engine::session::SessionConfig),
+    ) -> Result<Self> {
+        let pending = Arc::new(PendingReplies::default());
+        let glue = create_glue(env, &pending)?;
+        let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
+        let (mut config, events) = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
+        adjust(&mut config);
+        let host = JsHost::new(&glue, pending, events)?;
+        let session_id = config.scope.session_id.clone();
+        let core = SessionCore::new(config, Arc::new(host));
+        Ok(CodeModeSession {
+            core,
+            glue: Some(glue.create_ref()?),
+            session_id,
+        })
+    }
+
+    pub(super) fn core(&self) -> &Arc<SessionCore> {
+        &self.core
+    }
+
+    /// Throws the documented `invalid_input` error (built by the glue, so `err.code` is set).
+    fn throw_invalid(&self, env: &Env, message: &str) -> Error {
+        match self.glue(env).and_then(|glue| glue_fn::<String, ()>(&glue, "fail")) {
+            Ok(fail) => fail.call(message.to_string()).err().unwrap_or_else(|| invalid_input(message)),
+            Err(error) => error,
+        }
+    }
+
+    pub(super) fn glue<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         match &self.glue {
             Some(glue) => glue.get_value(env),
             None => Err(invalid_input(messages::SESSION_CLOSED)),
@@ -42,7 +75,7 @@ impl CodeModeSession {
     }
 
     /// A deferred promise and the responder that resolves it from any thread.
-    fn deferred(env: &Env) -> Result<(Responder, Object<'_>)> {
+    pub(super) fn deferred(env: &Env) -> Result<(Responder, Object<'_>)> {
         let (deferred, promise): (JsDeferred<Value, _>, Object) = env.create_deferred()?;
         let responder: Responder = Box::new(move |outcome: Value| {
             deferred.resolve(move |_env| Ok(outcome));
@@ -50,7 +83,7 @@ impl CodeModeSession {
         Ok((responder, promise))
     }
 
-    fn watch_abort(&self, env: &Env, options: &Option<Unknown>, cell: Option<Arc<Cell>>) -> Result<()> {
+    pub(super) fn watch_abort(&self, env: &Env, options: &Option<Unknown>, cell: Option<Arc<Cell>>) -> Result<()> {
         let (Some(options), Some(cell)) = (options, cell) else {
             return Ok(());
         };
@@ -73,22 +106,11 @@ impl CodeModeSession {
 
 #[napi]
 impl CodeModeSession {
-    /// Creates a session. Throws (err.code = "InvalidArg", message naming the field) on
-    /// invalid options.
+    /// Creates a session. Throws a TypeError with `err.code = "invalid_input"` and a
+    /// message naming the field on invalid options.
     #[napi(constructor, ts_args_type = "options: CodeModeSessionOptions")]
     pub fn new(env: Env, options: Unknown) -> Result<Self> {
-        let pending = Arc::new(PendingReplies::default());
-        let glue = create_glue(&env, &pending)?;
-        let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
-        let (config, events) = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
-        let host = JsHost::new(&glue, pending, events)?;
-        let session_id = config.scope.session_id.clone();
-        let core = SessionCore::new(config, Arc::new(host));
-        Ok(CodeModeSession {
-            core,
-            glue: Some(glue.create_ref()?),
-            session_id,
-        })
+        Self::build(&env, options, |_| {})
     }
 
     /// The session id this session was created with.
@@ -104,7 +126,7 @@ impl CodeModeSession {
     )]
     pub fn exec<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
         if self.core.is_closed() {
-            return Err(invalid_input(messages::SESSION_CLOSED));
+            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
         }
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
@@ -127,7 +149,7 @@ impl CodeModeSession {
     )]
     pub fn wait<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
         if self.core.is_closed() {
-            return Err(invalid_input(messages::SESSION_CLOSED));
+            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
         }
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;

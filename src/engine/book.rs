@@ -129,7 +129,7 @@ impl RunBook {
             return false;
         };
         if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
-            record.duration_ms = Some(call.started.elapsed().as_secs_f64() * 1000.0);
+            record.duration_ms = Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
             match outcome {
                 Ok(json) => {
                     record.status = "ok";
@@ -306,6 +306,14 @@ impl Bridge for CellBridge {
         }
         let (bridge_id, seq) = {
             let mut book = self.book.lock();
+            if let Some(max) = self.session.max_tool_calls() {
+                if u64::from(book.next_call_seq) >= max {
+                    let message = format!("code mode script exceeded its tool-call budget of {max} calls.");
+                    book.fatal
+                        .get_or_insert_with(|| CodeModeError::new(ErrorCode::ToolBudgetExceeded, message.clone()));
+                    return Err(message);
+                }
+            }
             book.next_call_seq += 1;
             (book.bridge_id(), book.next_call_seq)
         };

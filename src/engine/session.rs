@@ -24,6 +24,8 @@ pub struct SessionConfig {
     pub scope: Scope,
     pub limits: Limits,
     pub tools: Vec<ToolSpec>,
+    /// Headless scripts: the most tool calls one run may make.
+    pub max_tool_calls: Option<u64>,
 }
 
 /// What the guest calls a tool: the host-side index, the names and its contracts.
@@ -51,6 +53,7 @@ pub struct SessionCore {
     counter_scope: String,
     counters: Counters,
     host: Arc<dyn Host>,
+    max_tool_calls: Option<u64>,
     contracts: ContractCache,
     closed: AtomicBool,
     /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
@@ -71,6 +74,7 @@ impl SessionCore {
             counter_scope: crate::ids::random_hex(8),
             counters: Counters::default(),
             host,
+            max_tool_calls: config.max_tool_calls,
             contracts: ContractCache::default(),
             closed: AtomicBool::new(false),
             cells: Mutex::new(HashMap::new()),
@@ -144,6 +148,10 @@ impl SessionCore {
 
     pub fn emit_status(&self, run_id: &str, status: &str) {
         self.emit(|| json!({ "type": "run_status", "runId": run_id, "status": status }));
+    }
+
+    pub fn max_tool_calls(&self) -> Option<u64> {
+        self.max_tool_calls
     }
 
     pub fn count_call(&self) {

@@ -1,0 +1,96 @@
+//! `runCodeModeScript`: headless automation. One run under a wall clock and a tool-call
+//! budget that drains to completion and never returns `waiting` (SPEC §13).
+
+use super::session::{glue_fn, CodeModeSession};
+use crate::engine::result::early_failure;
+use crate::error::{CodeModeError, ErrorCode};
+use crate::source::{Field, RawExecInput};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde::Deserialize;
+use serde_json::Value;
+
+const DEFAULT_WALL_CLOCK_MS: u64 = 30_000;
+const MAX_WALL_CLOCK_MS: u64 = 900_000;
+const DEFAULT_TOOL_CALLS: u64 = 5;
+const MAX_TOOL_CALLS: u64 = 200;
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ScriptOptions {
+    language: Option<String>,
+    wall_clock_ms: Option<u64>,
+    max_tool_calls: Option<u64>,
+    #[serde(default)]
+    aborted: bool,
+}
+
+/// Runs a headless (cron) script to completion under a wall clock (default 30 s, max
+/// 900 s) and a tool-call budget (default 5, max 200; over it: `tool_budget_exceeded`).
+#[napi(
+    ts_args_type = "code: string, options: CodeModeSessionOptions & { language?: \"javascript\" | \"typescript\"; wallClockMs?: number; maxToolCalls?: number; signal?: AbortSignal }",
+    ts_return_type = "Promise<CodeModeResult>"
+)]
+pub fn run_code_mode_script<'env>(env: &'env Env, code: String, options: Unknown<'env>) -> Result<Object<'env>> {
+    let (script, session) = {
+        let session = CodeModeSession::build(env, options, |_| {})?;
+        let read: Function<Unknown, String> = glue_fn(&session.glue(env)?, "readScriptOptions")?;
+        let script: ScriptOptions = serde_json::from_str(&read.call(options)?).unwrap_or_default();
+        drop(session);
+        let wall = script.wall_clock_ms.unwrap_or(DEFAULT_WALL_CLOCK_MS).min(MAX_WALL_CLOCK_MS);
+        let calls = script.max_tool_calls.unwrap_or(DEFAULT_TOOL_CALLS).min(MAX_TOOL_CALLS);
+        let session = CodeModeSession::build(env, options, |config| {
+            config.limits.timeout_ms = wall;
+            config.max_tool_calls = Some(calls);
+        })?;
+        (script, session)
+    };
+    let core = session.core().clone();
+    let (respond, promise) = CodeModeSession::deferred(env)?;
+    if script.aborted {
+        core.close();
+        respond(early_failure(&CodeModeError::aborted(), core.telemetry()));
+        return Ok(promise);
+    }
+    let input = RawExecInput {
+        code: Field::Value(code),
+        language: script.language.map_or(Field::Absent, Field::Value),
+        ..RawExecInput::default()
+    };
+    let finisher = core.clone();
+    let cell = core.exec(
+        input,
+        None,
+        Box::new(move |outcome: Value| {
+            let outcome = settle_headless(&finisher, outcome);
+            finisher.close();
+            respond(outcome);
+        }),
+    );
+    let options = Some(options);
+    session.watch_abort(env, &options, cell)?;
+    Ok(promise)
+}
+
+/// A headless run never waits: a yield, or host work still pending when the wall clock
+/// ran out, ends it as a failure (and drops the parked run).
+fn settle_headless(core: &crate::engine::session::SessionCore, outcome: Value) -> Value {
+    if outcome["status"] != "waiting" {
+        return outcome;
+    }
+    if let Some(run_id) = outcome["runId"].as_str() {
+        core.cancel_run(run_id);
+    }
+    let error = if outcome["reason"] == "yield" {
+        CodeModeError::invalid_input(
+            "headless code mode scripts cannot yield_control: there is no model turn to resume them.",
+        )
+    } else {
+        CodeModeError::new(ErrorCode::Timeout, crate::error::messages::TIMEOUT)
+    };
+    let mut failed = early_failure(&error, outcome["telemetry"].clone());
+    if let (Some(map), Some(output)) = (failed.as_object_mut(), outcome.get("output")) {
+        map.insert("output".into(), output.clone());
+    }
+    failed
+}
