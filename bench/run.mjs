@@ -18,7 +18,7 @@ const THREADS = os.availableParallelism();
 
 const CFG = QUICK
   ? { rounds: 3, trivialSeq: 500, throughputCells: 1500, inflight: 256, seqNestedReps: 1, fanReps: 5, computeReps: 1, buildReps: 2, searchReps: 1 }
-  : { rounds: 5, trivialSeq: 2000, throughputCells: 4000, inflight: 256, seqNestedReps: 3, fanReps: 20, computeReps: 2, buildReps: 5, searchReps: 3 };
+  : { rounds: 5, trivialSeq: 2000, throughputCells: 5000, inflight: 256, seqNestedReps: 3, fanReps: 20, computeReps: 2, buildReps: 5, searchReps: 3 };
 const ROUND_TIMEOUT_MS = 60_000;
 
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
@@ -282,6 +282,7 @@ function fmt(x) {
   const d = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
   return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 }
+const oneLine = (msg) => String(msg).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 300);
 const fmtStat = (s) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})${s.okRounds < s.rounds ? ` ⚠ ${s.rounds - s.okRounds}/${s.rounds} rounds failed` : ''}`;
 
 async function main() {
@@ -339,10 +340,10 @@ async function main() {
   for (const e of results) {
     const o = e.ours.summary;
     const p = e.peer.summary;
-    const oursCell = o ? fmtStat(o) : `FAILED: ${e.ours.rounds.find((r) => !r.ok)?.error ?? '?'}`;
+    const oursCell = o ? fmtStat(o) : 'FAILED (see below)';
     let peerCell;
     if (e.peer.notApplicable) peerCell = 'n/a';
-    else if (!p) peerCell = `missing${e.peer.missing ? ` (${e.peer.missing})` : e.peer.rounds?.length ? ` (${e.peer.rounds.find((r) => !r.ok)?.error})` : ''}`;
+    else if (!p) peerCell = e.peer.missing ? 'missing (peer unavailable)' : 'missing (failed, see below)';
     else peerCell = fmtStat(p);
     let ratio = '—';
     if (o && p) {
@@ -353,7 +354,7 @@ async function main() {
     lines.push(`| ${e.name} | ${oursCell} | ${peerCell} | ${ratio} |`);
     for (const who of ['ours', 'peer']) {
       for (const r of [e[who].warmup, ...(e[who].rounds ?? [])]) {
-        if (r && !r.ok) problems.push(`${who === 'ours' ? 'codemode-native' : 'peer'} / ${e.id}${r === e[who].warmup ? ' (warm-up)' : ''}: ${r.error}`);
+        if (r && !r.ok) problems.push(`${who === 'ours' ? 'codemode-native' : 'peer'} / ${e.id}${r === e[who].warmup ? ' (warm-up)' : ''}: ${oneLine(r.error)}`);
       }
     }
   }
@@ -367,9 +368,10 @@ async function main() {
       `Median (min–max) over ${CFG.rounds} rounds after one warm-up round, ours and peer alternating round by round. ` +
       `Peer = worker_threads pool (${THREADS} workers), a fresh node:vm context per cell, tools via postMessage to the main thread.`,
   );
+  if (peerMissing) problems.unshift(`peer unavailable for every workload: ${oneLine(peerMissing)}`);
   if (problems.length) {
     lines.push('');
-    lines.push(`Failures (${problems.length} rounds, excluded from the figures):`);
+    lines.push('Failures (failed rounds are excluded from the figures):');
     for (const p of problems) lines.push(`- ${p}`);
   }
   process.stdout.write(lines.join('\n') + '\n');

@@ -292,6 +292,7 @@ impl CellBridge {
 
 impl Bridge for CellBridge {
     fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
+        super::panic_probe::maybe_panic(target, super::panic_probe::BRIDGE_MARKER);
         if method != "tool" {
             return Err(format!("Unknown bridge method: {method}."));
         }

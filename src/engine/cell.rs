@@ -226,6 +226,7 @@ impl Cell {
         if self.control.is_aborted() {
             return Err(CodeModeError::aborted());
         }
+        super::panic_probe::maybe_panic(&source.code, super::panic_probe::WORKER_MARKER);
         let js = crate::source::prepare(&source.code, source.language)?;
         let limits = self.session.limits();
         let bridge = Arc::new(CellBridge {

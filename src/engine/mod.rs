@@ -9,6 +9,7 @@ pub mod errors;
 pub mod host;
 pub mod model_tools;
 pub mod output;
+pub mod panic_probe;
 pub mod pool;
 pub mod result;
 pub mod session;
