@@ -44,3 +44,20 @@ const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 export async function hostEval(code) {
   return JSON.parse(JSON.stringify(await new AsyncFunction(code)()));
 }
+
+/** Resolves after `ms` milliseconds (host side). */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A host tool whose promise never settles; `onCall(ctx)` sees each call's context. */
+export function neverTool(name = 'never', onCall = () => {}) {
+  return { name, execute: (input, ctx) => { onCall(ctx); return new Promise(() => {}); } };
+}
+
+/** Calls `wait` while the result is `waiting` (at most `maxWaits` times); returns the last result. */
+export async function drain(session, result, { maxWaits = 20, options } = {}) {
+  let r = result;
+  for (let i = 0; i < maxWaits && r && r.status === 'waiting'; i++) {
+    r = await session.wait({ runId: r.runId }, options);
+  }
+  return r;
+}

@@ -206,3 +206,18 @@ fn timing_probe_of_phases() {
     }
     println!("start+drain: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
 }
+
+#[test]
+fn typescript_error_frames_point_at_the_lines_the_user_wrote() {
+    let s = session(json!({}), vec![]);
+    let (tx, rx) = mpsc::channel();
+    let input = RawExecInput {
+        code: Field::Value("\ninterface A { x: number }\n    const a: A = { x: 1 };\n\n    foo(a);".into()),
+        language: Field::Value("typescript".into()),
+        ..RawExecInput::default()
+    };
+    s.exec(input, None, Box::new(move |o| { let _ = tx.send(o); }));
+    let result = rx.recv_timeout(Duration::from_secs(30)).expect("a result");
+    let error = result["error"].as_str().unwrap_or_default();
+    assert!(error.contains("user.ts:5:5"), "{error}");
+}

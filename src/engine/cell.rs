@@ -5,7 +5,7 @@
 //! only ever touched inside a turn, and a turn never waits for the host.
 
 use super::book::{CellBridge, Completion, RunBook};
-use super::errors::{guest_error_code, guest_error_text};
+use super::errors::{guest_error_code, guest_error_text_mapped};
 use super::pool;
 use super::result::{Outcome, RunMetrics};
 use super::session::SessionCore;
@@ -67,6 +67,8 @@ pub struct Cell {
     state: Mutex<CellState>,
     book: Arc<Mutex<RunBook>>,
     bridge: std::sync::OnceLock<Arc<CellBridge>>,
+    /// TypeScript cells: where printed positions came from in the user's source.
+    position_map: std::sync::OnceLock<crate::source::typescript::PositionMap>,
     language: Language,
     parent_call_id: Option<String>,
 }
@@ -98,6 +100,7 @@ impl Cell {
             }),
             book,
             bridge: std::sync::OnceLock::new(),
+            position_map: std::sync::OnceLock::new(),
             language,
             parent_call_id,
         });
@@ -227,7 +230,11 @@ impl Cell {
             return Err(CodeModeError::aborted());
         }
         super::panic_probe::maybe_panic(&source.code, super::panic_probe::WORKER_MARKER);
-        let js = crate::source::prepare(&source.code, source.language)?;
+        let prepared = crate::source::prepare(&source.code, source.language)?;
+        let js = prepared.js;
+        if let Some(map) = prepared.map {
+            let _ = self.position_map.set(map);
+        }
         let limits = self.session.limits();
         let bridge = Arc::new(CellBridge {
             book: self.book.clone(),
@@ -370,7 +377,13 @@ impl Cell {
     }
 
     fn guest_failure(&self, payload: &str, vm: &Vm) -> CodeModeError {
-        let text = guest_error_text(payload, self.language.user_file());
+        let map = |line: u32, column: u32| {
+            self.position_map
+                .get()
+                .and_then(|m| m.original(line, column))
+                .unwrap_or((line, column))
+        };
+        let text = guest_error_text_mapped(payload, self.language.user_file(), &map);
         if text.starts_with(messages::MODULE_ACCESS) {
             return CodeModeError::invalid_input(text);
         }

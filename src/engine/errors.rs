@@ -21,7 +21,15 @@ pub fn guest_error_code(payload: &str) -> Option<String> {
         .and_then(|e| e.code)
 }
 
+/// Maps a user-file position (already without the wrapper prefix) to the position the
+/// user wrote; identity for JavaScript, the printer's map for TypeScript.
+pub type PositionMapper<'a> = &'a dyn Fn(u32, u32) -> (u32, u32);
+
 pub fn guest_error_text(payload: &str, user_file: &str) -> String {
+    guest_error_text_mapped(payload, user_file, &|line, column| (line, column))
+}
+
+pub fn guest_error_text_mapped(payload: &str, user_file: &str, map: PositionMapper<'_>) -> String {
     let error: GuestError = serde_json::from_str(payload).unwrap_or_else(|_| GuestError {
         message: payload.to_string(),
         ..GuestError::default()
@@ -30,7 +38,7 @@ pub fn guest_error_text(payload: &str, user_file: &str) -> String {
     let frames: Vec<String> = error
         .stack
         .lines()
-        .filter_map(|line| rebase_frame(line, user_file))
+        .filter_map(|line| rebase_frame(line, user_file, map))
         .collect();
     if frames.is_empty() {
         message
@@ -54,7 +62,7 @@ fn map_module_errors(message: &str) -> String {
 
 /// Keeps a stack line only if it points into the user file; columns on line 1 lose the
 /// wrapper prefix that shares the user's first line.
-fn rebase_frame(line: &str, user_file: &str) -> Option<String> {
+fn rebase_frame(line: &str, user_file: &str, map: PositionMapper<'_>) -> Option<String> {
     let marker = format!("{user_file}:");
     let start = line.find(&marker)?;
     let after = &line[start + marker.len()..];
@@ -68,6 +76,7 @@ fn rebase_frame(line: &str, user_file: &str) -> Option<String> {
     let column: u32 = column_digits.parse().ok()?;
     let tail = &column_text[column_digits.len()..];
     let column = crate::guest::vm::user_column(line_number, column);
+    let (line_number, column) = map(line_number, column);
     Some(format!("{}{marker}{line_number}:{column}{tail}", &line[..start]))
 }
 

@@ -101,12 +101,12 @@ fn source_alias(input: &RawExecInput) -> Result<String, CodeModeError> {
 
 /// Runs the front-end on a cell's source and returns the JavaScript to evaluate.
 /// Module access is decided first, then shell look-alikes, then syntax and transform.
-pub fn prepare(code: &str, language: Language) -> Result<String, CodeModeError> {
+pub fn prepare(code: &str, language: Language) -> Result<program::Prepared, CodeModeError> {
     let prepared = program::prepare(code, language);
     match prepared {
         Err(SourceError::ModuleAccess) => Err(CodeModeError::invalid_input(messages::MODULE_ACCESS)),
         _ if shell::looks_like_shell(code) => Err(CodeModeError::invalid_input(shell::SHELL_REJECTION)),
-        Ok(prepared) => Ok(prepared.js),
+        Ok(prepared) => Ok(prepared),
         Err(error) => Err(CodeModeError::invalid_input(error.message(language))),
     }
 }

@@ -60,6 +60,8 @@ pub struct Prepared {
     /// JavaScript to wrap and run: the user's text unchanged for JavaScript cells, the oxc
     /// transform output for TypeScript cells.
     pub js: String,
+    /// TypeScript cells: printed positions back to the user's source.
+    pub map: Option<typescript::PositionMap>,
 }
 
 /// Why a cell was refused before it ran (all map to `invalid_input`).
@@ -111,7 +113,8 @@ impl SourceError {
 /// Validates a cell and returns the JavaScript to run.
 pub fn prepare(source: &str, language: Language) -> Result<Prepared, SourceError> {
     match language {
-        Language::TypeScript => typescript::transform_typescript(source).map(|js| Prepared { js }),
+        Language::TypeScript => typescript::transform_typescript_mapped(source)
+            .map(|(js, map)| Prepared { js, map: Some(map) }),
         Language::JavaScript => {
             guard_nesting(source)?;
             shielded(|| {
@@ -130,6 +133,7 @@ pub fn prepare(source: &str, language: Language) -> Result<Prepared, SourceError
             })?;
             Ok(Prepared {
                 js: source.to_owned(),
+                map: None,
             })
         }
     }

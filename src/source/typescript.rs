@@ -28,11 +28,36 @@ const MAX_TRANSFORM_MESSAGE_BYTES: usize = 400;
 /// Transforms a TypeScript cell body into JavaScript, after the same checks as a JavaScript
 /// cell (module access, syntax, `export`).
 pub fn transform_typescript(source: &str) -> Result<String, SourceError> {
+    transform_typescript_mapped(source).map(|(code, _)| code)
+}
+
+/// Like [`transform_typescript`], plus the map from printed positions back to the
+/// user's TypeScript (the printer reflows code, so lines move).
+pub fn transform_typescript_mapped(source: &str) -> Result<(String, PositionMap), SourceError> {
     program::guard_nesting(source)?;
     program::shielded(|| program::with_arena(|allocator| transform_in(allocator, source)))
 }
 
-fn transform_in(allocator: &Allocator, source: &str) -> Result<String, SourceError> {
+/// Printed (line, column) → original (line, column), from the printer's source map.
+/// Positions are 1-based; columns count bytes of the printed line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PositionMap {
+    /// `(printed line, printed column, source line, source column)`, 0-based, sorted.
+    tokens: Vec<(u32, u32, u32, u32)>,
+}
+
+impl PositionMap {
+    pub fn original(&self, line: u32, column: u32) -> Option<(u32, u32)> {
+        let (line, column) = (line.checked_sub(1)?, column.saturating_sub(1));
+        let end = self.tokens.partition_point(|t| (t.0, t.1) <= (line, column));
+        let token = self.tokens[..end].last().filter(|t| t.0 == line)
+            .or_else(|| self.tokens[end..].first().filter(|t| t.0 == line))?;
+        let shift = column.saturating_sub(token.1);
+        Some((token.2 + 1, token.3 + shift + 1))
+    }
+}
+
+fn transform_in(allocator: &Allocator, source: &str) -> Result<(String, PositionMap), SourceError> {
     let parsed = program::parse_cell(allocator, source, Language::TypeScript);
     program::reject_unrecoverable(source, &parsed)?;
     program::reject_module_syntax(&parsed)?;
@@ -76,16 +101,24 @@ fn transform_in(allocator: &Allocator, source: &str) -> Result<String, SourceErr
         )));
     }
     let helpers = take_helper_imports(&mut program)?;
-    let printed = Codegen::new()
-        .with_options(codegen_options())
-        .build(&program)
-        .code;
+    let built = Codegen::new().with_options(codegen_options()).build(&program);
+    let mut tokens: Vec<(u32, u32, u32, u32)> = built
+        .map
+        .map(|map| {
+            map.get_tokens()
+                .map(|t| (t.get_dst_line(), t.get_dst_col(), t.get_src_line(), t.get_src_col()))
+                .collect()
+        })
+        .unwrap_or_default();
+    tokens.sort_unstable();
+    let printed = built.code;
     // Appended so directives stay first; function declarations hoist to the top anyway.
-    Ok(if helpers.is_empty() {
+    let code = if helpers.is_empty() {
         printed
     } else {
         printed + &helpers
-    })
+    };
+    Ok((code, PositionMap { tokens }))
 }
 
 /// Transform options, built once: TypeScript only (ES-next, no downlevelling), legacy
@@ -105,6 +138,7 @@ fn options() -> &'static TransformOptions {
 fn codegen_options() -> CodegenOptions {
     CodegenOptions {
         comments: CommentOptions::disabled(),
+        source_map_path: Some(std::path::PathBuf::from("user.ts")),
         ..CodegenOptions::default()
     }
 }
