@@ -52,8 +52,8 @@ pub struct RunBook {
     next_call_seq: u32,
     /// Host calls dispatched and not yet answered, by bridge id.
     pub calls: HashMap<u32, InFlight>,
-    /// Guest timers started and not yet fired or cleared.
-    pub timers: HashMap<u32, ()>,
+    /// Guest timers started and not yet fired or cleared, with their timer-thread keys.
+    pub timers: HashMap<u32, Option<timer::TimerKey>>,
     queue: VecDeque<Queued>,
     pub yield_request: Option<(u32, Option<String>)>,
     pub completion: Option<Completion>,
@@ -155,7 +155,11 @@ impl RunBook {
                 ids.push(call.call_id);
             }
         }
-        self.timers.clear();
+        for (_, key) in self.timers.drain() {
+            if let Some(key) = key {
+                timer::cancel(key);
+            }
+        }
         self.queue.clear();
         ids
     }
@@ -244,13 +248,16 @@ impl CellBridge {
     }
 
     fn start_timer(&self, id: u32, delay_ms: u64) {
-        self.book.lock().timers.insert(id, ());
+        self.book.lock().timers.insert(id, None);
         let cell = self.cell.clone();
-        timer::schedule(Instant::now() + Duration::from_millis(delay_ms), move || {
+        let key = timer::schedule(Instant::now() + Duration::from_millis(delay_ms), move || {
             if let Some(cell) = cell.upgrade() {
                 cell.push(Event::Timer { id });
             }
         });
+        if let Some(slot) = self.book.lock().timers.get_mut(&id) {
+            *slot = Some(key);
+        }
     }
 
     fn enqueue_or_run(&self, item: Queued) -> Result<(), String> {
@@ -374,7 +381,11 @@ impl Bridge for CellBridge {
     fn clear_timer(&self, id: u32) {
         let freed = {
             let mut book = self.book.lock();
-            let was_running = book.timers.remove(&id).is_some();
+            let removed = book.timers.remove(&id);
+            if let Some(Some(key)) = removed {
+                timer::cancel(key);
+            }
+            let was_running = removed.is_some();
             book.queue
                 .retain(|q| !matches!(q, Queued::Timer { id: queued, .. } if *queued == id));
             was_running

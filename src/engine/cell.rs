@@ -67,6 +67,8 @@ pub struct Cell {
     state: Mutex<CellState>,
     book: Arc<Mutex<RunBook>>,
     bridge: std::sync::OnceLock<Arc<CellBridge>>,
+    /// The deadline timer of the current exec/wait call, cancelled when it answers.
+    deadline_timer: Mutex<Option<timer::TimerKey>>,
     /// TypeScript cells: where printed positions came from in the user's source.
     position_map: std::sync::OnceLock<crate::source::typescript::PositionMap>,
     language: Language,
@@ -100,6 +102,7 @@ impl Cell {
             }),
             book,
             bridge: std::sync::OnceLock::new(),
+            deadline_timer: Mutex::new(None),
             position_map: std::sync::OnceLock::new(),
             language,
             parent_call_id,
@@ -129,11 +132,14 @@ impl Cell {
         self.control.set_deadline_after(budget);
         self.session.emit_status(&self.run_id, "running");
         let weak = Arc::downgrade(self);
-        timer::schedule(instant_of(self.control.deadline_ns()), move || {
+        let key = timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
                 cell.push(Event::Deadline);
             }
         });
+        if let Some(previous) = self.deadline_timer.lock().replace(key) {
+            timer::cancel(previous);
+        }
         if first {
             self.scheduled.store(true, Ordering::SeqCst);
             let cell = self.clone();
@@ -424,6 +430,7 @@ impl Cell {
             (state.responder.take(), state.metrics.clone(), retired)
         };
         self.running.store(false, Ordering::SeqCst);
+        self.cancel_deadline();
         self.control.abort();
         let cancelled = self.book.lock().cancel_all();
         for call_id in cancelled {
@@ -440,6 +447,12 @@ impl Cell {
         self.session.emit_status(&self.run_id, status);
         if let Phase::Live(vm) = retired {
             super::warm::retire(vm);
+        }
+    }
+
+    fn cancel_deadline(&self) {
+        if let Some(key) = self.deadline_timer.lock().take() {
+            timer::cancel(key);
         }
     }
 
@@ -464,6 +477,7 @@ impl Cell {
             (state.responder.take(), state.metrics.clone())
         };
         self.running.store(false, Ordering::SeqCst);
+        self.cancel_deadline();
         if let Some(responder) = responder {
             responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));
         }

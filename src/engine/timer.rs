@@ -1,39 +1,20 @@
-//! One process-wide timer thread: cell deadlines and guest `setTimeout`s fire from here
-//! as events pushed into the cell's inbox. Nothing here runs guest code.
+//! One process-wide timer thread: cell deadlines, parked-run expiry and guest
+//! `setTimeout`s fire from here as events pushed into a cell's inbox. Nothing here runs
+//! guest code. Timers can be cancelled, so settled cells leave nothing behind.
 
 use parking_lot::{Condvar, Mutex};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 type Action = Box<dyn FnOnce() + Send + 'static>;
 
-struct Entry {
-    at: Instant,
-    seq: u64,
-    action: Action,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at, self.seq).cmp(&(other.at, other.seq))
-    }
-}
+/// Identifies a scheduled timer for `cancel`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TimerKey(Instant, u64);
 
 struct Timers {
-    heap: Mutex<(BinaryHeap<Reverse<Entry>>, u64)>,
+    entries: Mutex<(BTreeMap<TimerKey, Action>, u64)>,
     wake: Condvar,
 }
 
@@ -47,24 +28,38 @@ fn timers() -> &'static Timers {
             eprintln!("codemode-native: could not start the timer thread");
         }
         Timers {
-            heap: Mutex::new((BinaryHeap::new(), 0)),
+            entries: Mutex::new((BTreeMap::new(), 0)),
             wake: Condvar::new(),
         }
     })
 }
 
 /// Runs `action` on the timer thread at `at` (or soon after). Actions must be quick.
-pub fn schedule(at: Instant, action: impl FnOnce() + Send + 'static) {
+pub fn schedule(at: Instant, action: impl FnOnce() + Send + 'static) -> TimerKey {
     let timers = timers();
-    let mut guard = timers.heap.lock();
+    let mut guard = timers.entries.lock();
     guard.1 += 1;
-    let seq = guard.1;
-    guard.0.push(Reverse(Entry {
-        at,
-        seq,
-        action: Box::new(action),
-    }));
-    timers.wake.notify_one();
+    let key = TimerKey(at, guard.1);
+    // The thread sleeps until the earliest entry; only a new earliest entry must wake it
+    // (most entries are cell deadlines seconds away, behind earlier ones).
+    let earliest = guard.0.keys().next().is_none_or(|head| key < *head);
+    guard.0.insert(key, Box::new(action));
+    if earliest {
+        timers.wake.notify_one();
+    }
+    key
+}
+
+/// Drops a timer that has not fired yet; a no-op for one that has.
+pub fn cancel(key: TimerKey) {
+    let removed = timers().entries.lock().0.remove(&key);
+    // The action is dropped outside the lock: it may own the last reference to a cell.
+    drop(removed);
+}
+
+/// Timers not yet fired (for leak checks).
+pub fn pending() -> usize {
+    timers().entries.lock().0.len()
 }
 
 fn run() {
@@ -72,28 +67,21 @@ fn run() {
     loop {
         let mut due = Vec::new();
         {
-            let mut guard = timers.heap.lock();
+            let mut guard = timers.entries.lock();
             loop {
                 let now = Instant::now();
-                match guard.0.peek() {
-                    Some(Reverse(entry)) if entry.at <= now => {
-                        if let Some(Reverse(entry)) = guard.0.pop() {
-                            due.push(entry.action);
+                match guard.0.first_key_value().map(|(key, _)| *key) {
+                    Some(key) if key.0 <= now => {
+                        if let Some(action) = guard.0.remove(&key) {
+                            due.push(action);
                         }
                     }
-                    Some(Reverse(entry)) => {
-                        if !due.is_empty() {
-                            break;
-                        }
-                        let at = entry.at;
-                        timers.wake.wait_until(&mut guard, at);
+                    Some(_) if !due.is_empty() => break,
+                    Some(key) => {
+                        timers.wake.wait_until(&mut guard, key.0);
                     }
-                    None => {
-                        if !due.is_empty() {
-                            break;
-                        }
-                        timers.wake.wait(&mut guard);
-                    }
+                    None if !due.is_empty() => break,
+                    None => timers.wake.wait(&mut guard),
                 }
             }
         }
