@@ -18,7 +18,7 @@ const THREADS = os.availableParallelism();
 
 const CFG = QUICK
   ? { rounds: 3, trivialSeq: 500, throughputCells: 1500, inflight: 256, seqNestedReps: 1, fanReps: 5, computeReps: 1, buildReps: 2, searchReps: 1 }
-  : { rounds: 5, trivialSeq: 2000, throughputCells: 5000, inflight: 256, seqNestedReps: 3, fanReps: 20, computeReps: 2, buildReps: 5, searchReps: 3 };
+  : { rounds: 5, trivialSeq: 2000, throughputCells: 4000, inflight: 256, seqNestedReps: 3, fanReps: 20, computeReps: 2, buildReps: 5, searchReps: 3 };
 const ROUND_TIMEOUT_MS = 60_000;
 
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');

@@ -221,3 +221,50 @@ fn typescript_error_frames_point_at_the_lines_the_user_wrote() {
     let error = result["error"].as_str().unwrap_or_default();
     assert!(error.contains("user.ts:5:5"), "{error}");
 }
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0)))
+        .unwrap_or(0)
+}
+
+#[test]
+#[ignore = "leak probe"]
+fn leak_probe() {
+    use codemode_native::guest::vm::Vm;
+    let before = rss_kb();
+    for _ in 0..3000 {
+        let vm = Vm::blank().ok();
+        drop(vm);
+    }
+    println!("blank+drop: {} KB growth", rss_kb() as i64 - before as i64);
+    {
+        use codemode_native::guest::control::Control;
+        use codemode_native::guest::vm::VmLimits;
+        let limits = VmLimits { memory_bytes: 64 << 20, max_stack_bytes: 1 << 20 };
+        let before = rss_kb();
+        for _ in 0..3000 {
+            let vm = Vm::blank().ok().unwrap();
+            let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+            drop(vm);
+        }
+        println!("blank+bind+drop: {} KB growth", rss_kb() as i64 - before as i64);
+        let before = rss_kb();
+        for _ in 0..3000 {
+            let vm = Vm::blank().ok().unwrap();
+            let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+            let _ = vm.start("return 1", "user.js");
+            vm.drain_jobs(&Control::new());
+            drop(vm);
+        }
+        println!("blank+bind+start+drop: {} KB growth", rss_kb() as i64 - before as i64);
+    }
+    let s = session(json!({}), vec![]);
+    let before = rss_kb();
+    for _ in 0..3000 {
+        exec(&s, "return 1");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    println!("exec: {} KB growth, live VMs {}", rss_kb() as i64 - before as i64, codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed));
+}

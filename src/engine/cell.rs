@@ -60,6 +60,8 @@ pub struct Cell {
     session: Arc<SessionCore>,
     control: Arc<Control>,
     inbox: Mutex<VecDeque<Event>>,
+    /// Events pushed since the last drain: lets a spinning worker poll without locking.
+    arrivals: std::sync::atomic::AtomicUsize,
     /// A turn is queued or running.
     scheduled: AtomicBool,
     /// An exec/wait is waiting for this cell's next result. False while parked.
@@ -93,6 +95,7 @@ impl Cell {
             session,
             control: Arc::new(Control::new()),
             inbox: Mutex::new(VecDeque::new()),
+            arrivals: std::sync::atomic::AtomicUsize::new(0),
             scheduled: AtomicBool::new(false),
             running: AtomicBool::new(false),
             state: Mutex::new(CellState {
@@ -164,6 +167,7 @@ impl Cell {
             self.control.abort();
         }
         self.inbox.lock().push_back(event);
+        self.arrivals.fetch_add(1, Ordering::SeqCst);
         if self.running.load(Ordering::SeqCst) {
             self.schedule();
         }
@@ -210,6 +214,7 @@ impl Cell {
                 }
             }
         }
+        let mut guest_started = turn_started;
         let verdict = loop {
             let Phase::Live(vm) = &state.phase else { return };
             self.apply_events(vm);
@@ -217,12 +222,13 @@ impl Cell {
             let heap = vm.heap_bytes();
             let verdict = self.verdict(vm);
             state.metrics.observe_heap(heap);
+            // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
+            state.metrics.guest_ns += elapsed_ns(guest_started);
             match verdict {
-                Verdict::Idle if self.spin_for_events() => continue,
+                Verdict::Idle if self.spin_for_events() => guest_started = Instant::now(),
                 verdict => break verdict,
             }
         };
-        state.metrics.guest_ns += u64::try_from(turn_started.elapsed().as_nanos()).unwrap_or(0);
         drop(state);
         match verdict {
             Verdict::Idle => {}
@@ -267,6 +273,7 @@ impl Cell {
     }
 
     fn apply_events(&self, vm: &Vm) {
+        self.arrivals.store(0, Ordering::SeqCst);
         let events: Vec<Event> = self.inbox.lock().drain(..).collect();
         let bridge_admit = !events.is_empty();
         for event in events {
@@ -328,9 +335,12 @@ impl Cell {
     /// After a bounded spin, true if new events arrived and the turn should go on: host
     /// replies often come back within microseconds, and a spin is cheaper than a wake-up.
     fn spin_for_events(&self) -> bool {
+        if !pool::global().is_idle() {
+            return false;
+        }
         let until = Instant::now() + Duration::from_micros(40);
         while Instant::now() < until {
-            if !self.inbox.lock().is_empty() {
+            if self.arrivals.load(Ordering::SeqCst) > 0 {
                 return true;
             }
             std::hint::spin_loop();
@@ -497,6 +507,10 @@ impl Cell {
             self.book.lock().expect_reply(id);
         }
     }
+}
+
+fn elapsed_ns(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 enum Verdict {

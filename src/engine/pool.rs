@@ -68,6 +68,12 @@ impl Pool {
         self.threads
     }
 
+    /// True when no job is waiting for a worker (a worker may then spin briefly instead
+    /// of giving up its turn; with work queued, spinning would steal it from others).
+    pub fn is_idle(&self) -> bool {
+        self.sender.is_empty()
+    }
+
     /// Queues a turn of a cell that already exists; never refused, so no event is lost.
     pub fn submit(&self, job: Job) {
         // A send only fails once every receiver is gone, i.e. never while the process runs.

@@ -54,6 +54,15 @@ pub struct Vm {
     control: Arc<parking_lot::Mutex<Option<Arc<Control>>>>,
 }
 
+/// VMs alive in the process (blank, warm, running or parked): for leak checks.
+pub static LIVE_VMS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Drop for Vm {
+    fn drop(&mut self) {
+        LIVE_VMS.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 impl Vm {
     /// Builds a fresh, unbound runtime with the natives and the prelude installed. No user
     /// code ever runs in it before `bind`, so a warm VM from the pool is as fresh as a new one.
@@ -83,6 +92,7 @@ impl Vm {
                 .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
             hide_global(&ctx, INTERNAL, internal.into_value()).map_err(|e| runtime_error(&ctx, e))
         })?;
+        LIVE_VMS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Vm {
             context,
             runtime,

@@ -1,0 +1,544 @@
+// Suspension and resume: waiting, wait, the run store, timers, yield, abort, close,
+// restartSafe and headless scripts (SPEC §5, §6, §8, §13; API.md).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeSession, closeAll, run, show, sleep, neverTool, drain, native } from './_helpers.mjs';
+
+const { runCodeModeScript } = native;
+const UNAVAILABLE = 'code mode run is unavailable or expired.';
+const ABORTED = 'code mode execution aborted';
+
+after(closeAll);
+
+function slowTool(name, ms, value, counter) {
+  return { name, execute: async () => { if (counter) counter.n++; await sleep(ms); return value; } };
+}
+
+function assertWaiting(r, reason = 'pending_tools') {
+  assert.equal(r.status, 'waiting', show(r));
+  assert.equal(r.reason, reason, show(r));
+  assert.match(r.runId, /^cm_/, show(r));
+}
+
+function assertFailed(r, code, error) {
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, code, show(r));
+  if (error !== undefined) assert.equal(r.error, error, show(r));
+}
+
+async function eventually(check, ms = 1000) {
+  const until = Date.now() + ms;
+  while (!check() && Date.now() < until) await sleep(5);
+  return check();
+}
+
+// ---------- yield_control ----------
+
+test('yield_control parks the cell and wait resumes it with only the new output', async () => {
+  const s = makeSession();
+  const first = await run(s, 'text("before"); await yield_control("pause"); text("after"); return "done"');
+  assertWaiting(first, 'yield');
+  assert.deepEqual(first.output, [{ type: 'text', text: 'before' }]);
+  const second = await s.wait({ runId: first.runId });
+  assert.equal(second.status, 'completed', show(second));
+  assert.equal(second.value, 'done');
+  assert.deepEqual(second.output, [{ type: 'text', text: 'after' }]);
+});
+
+test('yield_control resolves to { status: "yielded", reason } after wait', async () => {
+  const s = makeSession();
+  const first = await run(s, 'const a = await yield_control("pause"); const b = await yield_control(); return [a, b]');
+  assertWaiting(first, 'yield');
+  const second = await s.wait({ runId: first.runId });
+  assertWaiting(second, 'yield');
+  assert.equal(second.runId, first.runId, 'a second yield keeps the same runId');
+  const third = await s.wait({ runId: first.runId });
+  assert.equal(third.status, 'completed', show(third));
+  assert.deepEqual(third.value, [{ status: 'yielded', reason: 'pause' }, { status: 'yielded', reason: null }]);
+});
+
+// ---------- pending tools ----------
+
+test('a tool slower than timeoutMs parks the cell and wait delivers its result', async () => {
+  const calls = { n: 0 };
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 400, 'slow result', calls)] });
+  const first = await run(s, 'return await slow()');
+  assertWaiting(first, 'pending_tools');
+  assert.equal(first.pendingToolCalls?.length, 1, show(first));
+  const [pending] = first.pendingToolCalls;
+  assert.match(pending.id, /^bridge:tool:/);
+  assert.equal(pending.method, 'tool');
+  assert.equal(pending.toolName, 'slow');
+  const last = await drain(s, first);
+  assert.equal(last.status, 'completed', show(last));
+  assert.equal(last.value, 'slow result');
+  assert.equal(calls.n, 1, 'the tool is never re-dispatched on resume');
+});
+
+test('pendingToolCalls lists only unsettled calls, and later waits drop settled ones', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('fast', 150, 'f'), neverTool('never')] });
+  const first = await run(s, 'const a = fast(); const b = never(); return [await a, await b]');
+  assertWaiting(first);
+  const names = first.pendingToolCalls.map((p) => p.toolName);
+  assert.ok(names.includes('never'), JSON.stringify(first.pendingToolCalls));
+  assert.ok(names.length === 2 || names.length === 1, JSON.stringify(first.pendingToolCalls));
+  for (const p of first.pendingToolCalls) {
+    assert.match(p.id, /^bridge:tool:\d+$/);
+    assert.equal(p.method, 'tool');
+  }
+  await sleep(100); // the fast call has settled by now
+  const second = await s.wait({ runId: first.runId });
+  assertWaiting(second);
+  assert.equal(second.runId, first.runId);
+  assert.deepEqual(second.pendingToolCalls.map((p) => p.toolName), ['never']);
+  assert.equal(s.cancelRun(first.runId), true);
+});
+
+test('a nested call keeps its callId across waits and the finished run leaves the store', async () => {
+  let ctx;
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [{ name: 'slow', execute: async (input, c) => { ctx = c; await sleep(250); return 's'; } }] });
+  const first = await run(s, 'return await slow()');
+  assertWaiting(first);
+  assert.equal(first.nestedCalls?.[0]?.status, 'pending', show(first));
+  assert.equal(first.nestedCalls[0].callId, ctx.callId);
+  assert.equal(ctx.runId, first.runId);
+  const last = await drain(s, first);
+  assert.equal(last.status, 'completed', show(last));
+  assert.equal(last.nestedCalls?.length, 1, JSON.stringify(last.nestedCalls));
+  assert.equal(last.nestedCalls[0].callId, ctx.callId);
+  assert.equal(last.nestedCalls[0].status, 'ok');
+  assert.deepEqual(s.runs(), []);
+});
+
+test('onEvent reports waiting while parked and running again on resume', async () => {
+  const events = [];
+  const s = makeSession({ onEvent: (e) => events.push(e) });
+  const first = await run(s, 'await yield_control(); return 1');
+  assertWaiting(first, 'yield');
+  assert.equal((await s.wait({ runId: first.runId })).status, 'completed');
+  await sleep(20);
+  const statuses = events.filter((e) => e.type === 'run_status' && e.runId === first.runId).map((e) => e.status);
+  assert.deepEqual(statuses, ['running', 'waiting', 'running', 'completed']);
+});
+
+test('output and value share one maxOutputBytes budget across exec and wait', async () => {
+  const s = makeSession({ limits: { maxOutputBytes: 1024 } });
+  const hasMarker = (r) => (r.output ?? []).some((e) => e.type === 'json' && e.value?.truncated === true);
+  // Control: 560 bytes of output after the wait fit the budget on their own.
+  const alone = await s.wait({ runId: (await run(s, 'await yield_control(); text("b".repeat(560)); return 1')).runId });
+  assert.deepEqual(alone.output, [{ type: 'text', text: 'b'.repeat(560) }], show(alone));
+  const first = await run(s, 'text("a".repeat(450)); await yield_control(); text("b".repeat(560)); return 1');
+  assertWaiting(first, 'yield');
+  assert.deepEqual(first.output, [{ type: 'text', text: 'a'.repeat(450) }]);
+  const second = await s.wait({ runId: first.runId });
+  assert.equal(second.status, 'completed', show(second));
+  assert.equal(second.value, 1);
+  assert.ok(hasMarker(second), `after 450 bytes were delivered, 560 more no longer fit: ${show(second)}`);
+});
+
+// ---------- wait scope ----------
+
+test('a concurrent wait on the same run fails with already being resumed', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const first = await run(s, 'return await never()');
+  assertWaiting(first);
+  const [a, b] = await Promise.all([s.wait({ runId: first.runId }), s.wait({ runId: first.runId })]);
+  const failed = [a, b].filter((r) => r.status === 'failed');
+  assert.equal(failed.length, 1, `${show(a)} / ${show(b)}`);
+  assertFailed(failed[0], 'invalid_input', 'code mode run is already being resumed.');
+  assert.equal([a, b].find((r) => r.status !== 'failed').status, 'waiting');
+  s.cancelRun(first.runId);
+});
+
+test('a session with another sessionId cannot wait on the run', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const first = await run(s, 'return await never()');
+  assertWaiting(first);
+  const other = makeSession();
+  assertFailed(await other.wait({ runId: first.runId }), 'invalid_input', 'code mode run belongs to a different session.');
+  assert.equal(s.runs().length, 1, 'the run is still parked for its owner');
+  s.cancelRun(first.runId);
+});
+
+test('a session with the same sessionId but another agentRunId cannot wait on the run', async () => {
+  const sessionId = `scope-${process.pid}-agentrun`;
+  const s = makeSession({ sessionId, agentRunId: 'agent-run-1', limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const first = await run(s, 'return await never()');
+  assertWaiting(first);
+  const other = makeSession({ sessionId, agentRunId: 'agent-run-2' });
+  assertFailed(await other.wait({ runId: first.runId }), 'invalid_input', 'code mode run belongs to a different agent run.');
+  s.cancelRun(first.runId);
+});
+
+test('a session with another sessionKey cannot wait on the run', async () => {
+  const sessionId = `scope-${process.pid}-key`;
+  const s = makeSession({ sessionId, sessionKey: 'key-1', limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const first = await run(s, 'return await never()');
+  assertWaiting(first);
+  const other = makeSession({ sessionId, sessionKey: 'key-2' });
+  assertFailed(await other.wait({ runId: first.runId }), 'invalid_input', 'code mode run belongs to a different session.');
+  s.cancelRun(first.runId);
+});
+
+test('waiting on an unknown runId fails with unavailable or expired', async () => {
+  const s = makeSession();
+  assertFailed(await s.wait({ runId: 'cm_0123456789abcdef01234567' }), 'invalid_input', UNAVAILABLE);
+});
+
+test('a blank runId is rejected as invalid input', async () => {
+  const s = makeSession();
+  for (const input of [{ runId: '' }, { runId: '   ' }, {}, { runId: 7 }]) {
+    assertFailed(await s.wait(input), 'invalid_input', 'runId must be a non-empty string.');
+  }
+});
+
+test('wait accepts the run_id alias', async () => {
+  const s = makeSession();
+  const first = await run(s, 'await yield_control(); return "resumed"');
+  assertWaiting(first, 'yield');
+  const r = await s.wait({ run_id: `  ${first.runId} ` });
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'resumed');
+});
+
+test('a completed run cannot be waited on again', async () => {
+  const s = makeSession();
+  const first = await run(s, 'await yield_control(); return 1');
+  assert.equal((await s.wait({ runId: first.runId })).status, 'completed');
+  assertFailed(await s.wait({ runId: first.runId }), 'invalid_input', UNAVAILABLE);
+});
+
+// ---------- expiry and snapshot size ----------
+
+test('a parked run expires after snapshotTtlSeconds and its pending call is aborted', async () => {
+  let signal;
+  const s = makeSession({ limits: { timeoutMs: 100, snapshotTtlSeconds: 1 }, tools: [neverTool('never', (ctx) => { signal = ctx.signal; })] });
+  const first = await run(s, 'return await never()');
+  assertWaiting(first);
+  assert.equal(signal.aborted, false);
+  await sleep(1500);
+  assertFailed(await s.wait({ runId: first.runId }), 'invalid_input', UNAVAILABLE);
+  assert.equal(await eventually(() => signal.aborted), true, 'ctx.signal of the expired call is aborted');
+  assert.deepEqual(s.runs(), []);
+});
+
+test('a parked size over maxSnapshotBytes fails with snapshot_limit_exceeded and parks nothing', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100, maxSnapshotBytes: 1024 }, tools: [slowTool('slow', 300, 's')] });
+  const r = await run(s, 'const big = "x".repeat(100000); const v = await slow(); return big.length + v');
+  assertFailed(r, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded');
+  assert.deepEqual(s.runs(), []);
+});
+
+// ---------- state across a wait ----------
+
+test('closures, iterators, URLSearchParams and pending timers survive a wait', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  const first = await run(s, `
+    let n = 0; const inc = () => ++n;
+    function* gen() { yield "a"; yield "b"; yield "c"; }
+    const it = gen();
+    const params = new URLSearchParams("q=1&r=two");
+    const fired = [];
+    setTimeout((x) => fired.push(x), 400, "timer-arg");
+    const state = () => ({ n, params: params.toString(), size: [...params.keys()].length, fired: [...fired] });
+    inc(); const firstItem = it.next().value; params.append("s", "3");
+    const before = state();
+    const tool = await slow();
+    inc(); params.set("q", "9");
+    const rest = [...it];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return { before, after: state(), firstItem, rest, tool };`);
+  assertWaiting(first);
+  const last = await drain(s, first, { maxWaits: 40 });
+  assert.equal(last.status, 'completed', show(last));
+  assert.deepEqual(last.value, {
+    before: { n: 1, params: 'q=1&r=two&s=3', size: 3, fired: [] },
+    after: { n: 2, params: 'q=9&r=two&s=3', size: 3, fired: ['timer-arg'] },
+    firstItem: 'a',
+    rest: ['b', 'c'],
+    tool: 'ok',
+  });
+});
+
+test('setTimeout returns ids 1, 2, 3 in a fresh cell', async () => {
+  const s = makeSession();
+  const r = await run(s, 'return [setTimeout(() => {}, 0), setTimeout(() => {}, 5), setTimeout(() => {})]');
+  assert.equal(r.status, 'completed', show(r));
+  assert.deepEqual(r.value, [1, 2, 3]);
+});
+
+test('clearTimeout cancels a timer created before a wait', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 200, 'ok')] });
+  const first = await run(s, `
+    const fired = [];
+    const doomed = setTimeout(() => fired.push("doomed"), 500);
+    const later = new Promise((resolve) => setTimeout(resolve, 650));
+    await slow();
+    clearTimeout(doomed);
+    await later;
+    return fired;`);
+  assertWaiting(first);
+  const last = await drain(s, first, { maxWaits: 40 });
+  assert.equal(last.status, 'completed', show(last));
+  assert.deepEqual(last.value, []);
+});
+
+test('a timer callback that throws after a wait fails the cell', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 400, 'ok')] });
+  const first = await run(s, 'setTimeout(() => { throw new Error("from timer") }, 150); await slow(); return "finished"');
+  assertWaiting(first);
+  const last = await drain(s, first, { maxWaits: 40 });
+  assertFailed(last, 'internal_error');
+  assert.ok(last.error.includes('from timer'), last.error);
+});
+
+test('setTimeout with a non-function callback throws a TypeError', async () => {
+  const s = makeSession();
+  const r = await run(s, 'setTimeout("x")');
+  assertFailed(r, 'internal_error');
+  assert.ok(r.error.startsWith('TypeError: setTimeout callback must be a function'), r.error);
+  const caught = await run(s, 'try { setTimeout("x"); return "no throw" } catch (e) { return [e instanceof TypeError, e.message] }');
+  assert.deepEqual(caught.value, [true, 'setTimeout callback must be a function']);
+});
+
+test('a rejection created before a wait and handled after it does not fail the cell', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  const first = await run(s, 'const p = Promise.reject(new Error("late")); await slow(); return await p.catch((e) => "caught " + e.message)');
+  assertWaiting(first);
+  const last = await drain(s, first, { maxWaits: 40 });
+  assert.equal(last.status, 'completed', show(last));
+  assert.equal(last.value, 'caught late');
+});
+
+test('a rejection created before a wait and never handled fails the cell', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  const first = await run(s, 'const p = Promise.reject(new Error("never handled")); await slow(); return 1');
+  const last = await drain(s, first, { maxWaits: 40 });
+  assertFailed(last, 'internal_error');
+  assert.ok(last.error.startsWith('Error: never handled'), last.error);
+});
+
+// ---------- abort ----------
+
+test('an already-aborted signal fails the exec with aborted and runs no tool', async () => {
+  const calls = { n: 0 };
+  const s = makeSession({ tools: [slowTool('slow', 10, 'x', calls)] });
+  const controller = new AbortController();
+  controller.abort();
+  const r = await run(s, 'text("started"); return await slow()', { signal: controller.signal });
+  assertFailed(r, 'aborted', ABORTED);
+  assert.equal(calls.n, 0);
+  assert.deepEqual(r.output ?? [], [], 'the cell never started');
+});
+
+test('aborting mid-call fails the exec with aborted and aborts the tool signal', async () => {
+  let signal;
+  const s = makeSession({ tools: [{ name: 'slow', execute: async (input, ctx) => { signal = ctx.signal; await sleep(500); return 'late'; } }] });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const started = Date.now();
+  const r = await run(s, 'return await slow()', { signal: controller.signal });
+  assertFailed(r, 'aborted', ABORTED);
+  assert.ok(Date.now() - started < 450, 'the exec returned before the tool finished');
+  assert.equal(await eventually(() => signal?.aborted === true), true, 'ctx.signal.aborted becomes true');
+});
+
+test('aborting a wait fails it with aborted and drops the run', async () => {
+  const s = makeSession({ limits: { timeoutMs: 300 }, tools: [neverTool()] });
+  const r0 = await run(s, 'return await never()');
+  assertWaiting(r0);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const r = await s.wait({ runId: r0.runId }, { signal: controller.signal });
+  assertFailed(r, 'aborted', ABORTED);
+  assertFailed(await s.wait({ runId: r0.runId }), 'invalid_input', UNAVAILABLE);
+  assert.deepEqual(s.runs(), []);
+});
+
+// ---------- close, runs, cancelRun ----------
+
+test('close() drops parked runs; later waits are unavailable and exec throws', async () => {
+  const sessionId = `close-${process.pid}`;
+  const s = makeSession({ sessionId, limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const r0 = await run(s, 'return await never()');
+  assertWaiting(r0);
+  assert.deepEqual(s.runs().map((r) => r.runId), [r0.runId]);
+  await s.close();
+  assert.deepEqual(s.runs(), []);
+  const sibling = makeSession({ sessionId });
+  assertFailed(await sibling.wait({ runId: r0.runId }), 'invalid_input', UNAVAILABLE);
+  await assert.rejects(async () => s.exec({ code: 'return 1' }));
+  await s.close(); // idempotent
+});
+
+test('close() aborts the signal of a parked run\'s pending call', async () => {
+  let signal;
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool('never', (ctx) => { signal = ctx.signal; })] });
+  assertWaiting(await run(s, 'return await never()'));
+  assert.equal(signal.aborted, false);
+  await s.close();
+  assert.equal(await eventually(() => signal.aborted), true);
+});
+
+test('close() during an active wait makes that wait return aborted', async () => {
+  const s = makeSession({ limits: { timeoutMs: 500 }, tools: [neverTool()] });
+  const r0 = await run(s, 'return await never()');
+  assertWaiting(r0);
+  const waiting = s.wait({ runId: r0.runId });
+  await sleep(50);
+  await s.close();
+  assertFailed(await waiting, 'aborted', ABORTED);
+});
+
+test('runs() describes parked runs and cancelRun() drops one once', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const parked = await run(s, 'return await never()');
+  assertWaiting(parked);
+  const yielded = await run(s, 'await yield_control("later"); return 1');
+  assertWaiting(yielded, 'yield');
+  const runs = s.runs();
+  assert.equal(runs.length, 2, JSON.stringify(runs));
+  for (const entry of runs) {
+    assert.deepEqual(Object.keys(entry).sort(), ['bytes', 'parkedMs', 'pending', 'reason', 'runId']);
+    assert.equal(typeof entry.parkedMs, 'number');
+    assert.ok(entry.parkedMs >= 0);
+    assert.ok(Number.isFinite(entry.bytes) && entry.bytes > 0, JSON.stringify(entry));
+  }
+  const byId = new Map(runs.map((r) => [r.runId, r]));
+  assert.equal(byId.get(parked.runId)?.reason, 'pending_tools');
+  assert.equal(byId.get(parked.runId)?.pending, 1);
+  assert.equal(byId.get(yielded.runId)?.reason, 'yield');
+  assert.equal(s.cancelRun(parked.runId), true);
+  assert.deepEqual(s.runs().map((r) => r.runId), [yielded.runId]);
+  assert.equal(s.cancelRun(parked.runId), false);
+  assert.equal(s.cancelRun(yielded.runId), true);
+  assert.deepEqual(s.runs(), []);
+  assertFailed(await s.wait({ runId: parked.runId }), 'invalid_input', UNAVAILABLE);
+});
+
+// ---------- pauseBudget ----------
+
+test('ctx.pauseBudget() stops the clock so a long approval completes in one exec', async () => {
+  const s = makeSession({
+    limits: { timeoutMs: 150 },
+    tools: [{ name: 'approval', execute: async (input, ctx) => { const resume = ctx.pauseBudget(); await sleep(300); resume(); return 'approved'; } }],
+  });
+  const r = await run(s, 'return await approval()');
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'approved');
+});
+
+// ---------- restartSafe ----------
+
+const RESTART_TOOLS = [
+  { name: 'unsafe_write', execute: () => 'wrote' },
+  { name: 'safe_read', replaySafe: true, description: 'Read a file safely', execute: () => 'read' },
+];
+
+test('restartSafe cells cannot call a tool that is not replaySafe', async () => {
+  let ran = 0;
+  const s = makeSession({ tools: [{ name: 'unsafe_write', execute: () => { ran++; return 'wrote'; } }] });
+  const r = await run(s, { code: 'return await unsafe_write()', restartSafe: true });
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.error, 'restart-safe code mode cannot call tool surfaces that are not proven replay-safe; use audited read, grep, or find tools.');
+  assert.equal(typeof r.code, 'string');
+  assert.equal(ran, 0);
+});
+
+test('restartSafe cells can call replaySafe tools', async () => {
+  const s = makeSession({ tools: RESTART_TOOLS });
+  const r = await run(s, { code: 'return await safe_read()', restartSafe: true });
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'read');
+});
+
+test('restartSafe cells can search and describe the catalog', async () => {
+  const s = makeSession({ tools: RESTART_TOOLS });
+  const r = await run(s, { code: 'const f = await catalog.search("read file"); const d = await f[0].describe(); return [f[0] === safe_read, d.name]', restartSafe: true });
+  assert.equal(r.status, 'completed', show(r));
+  assert.deepEqual(r.value, [true, 'safe_read']);
+});
+
+// ---------- headless scripts ----------
+
+const HEADLESS_TOOLS = [
+  { name: 'add', execute: ({ a, b }) => a + b },
+  { name: 'slow', execute: async () => { await sleep(1000); return 'late'; } },
+  { name: 'medium', execute: async () => { await sleep(300); return 'medium'; } },
+];
+
+test('runCodeModeScript completes a two-call script', async () => {
+  const r = await runCodeModeScript('const x = await add({ a: 1, b: 2 }); return await add({ a: x, b: 10 })', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS });
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 13);
+});
+
+test('runCodeModeScript auto-drains past the per-call timeoutMs', async () => {
+  const r = await runCodeModeScript('return await medium()', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS, limits: { timeoutMs: 100 }, wallClockMs: 5000 });
+  assert.equal(r.status, 'completed', show(r));
+  assert.equal(r.value, 'medium');
+});
+
+test('runCodeModeScript fails a sixth call with tool_budget_exceeded by default', async () => {
+  let calls = 0;
+  const tools = [{ name: 'count', execute: () => ++calls }];
+  const r = await runCodeModeScript('for (let i = 0; i < 6; i++) await count(); return "all six"', { sessionId: `headless-${process.pid}`, tools });
+  assertFailed(r, 'tool_budget_exceeded');
+  assert.equal(calls, 5);
+  calls = 0;
+  const ok = await runCodeModeScript('for (let i = 0; i < 6; i++) await count(); return "all six"', { sessionId: `headless-${process.pid}`, tools, maxToolCalls: 6 });
+  assert.equal(ok.status, 'completed', show(ok));
+  assert.equal(calls, 6);
+});
+
+test('runCodeModeScript fails a yield_control instead of returning waiting', async () => {
+  const r = await runCodeModeScript('await yield_control("x"); return 1', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS });
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(typeof r.code, 'string');
+  assert.match(r.error, /yield/, r.error);
+  assert.equal(r.runId, undefined);
+});
+
+test('runCodeModeScript fails with timeout when a tool outlasts wallClockMs', async () => {
+  const started = Date.now();
+  const r = await runCodeModeScript('return await slow()', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS, wallClockMs: 200 });
+  assertFailed(r, 'timeout');
+  assert.ok(Date.now() - started < 900, `took ${Date.now() - started} ms`);
+});
+
+// ---------- scale ----------
+
+test('1,000 concurrent cells awaiting a 200 ms tool all complete', async () => {
+  const tool = { name: 'nap', execute: async ({ i }) => { await sleep(200); return i; } };
+  const sessions = Array.from({ length: 10 }, () => makeSession({ tools: [tool] }));
+  const started = Date.now();
+  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => run(sessions[i % 10], `return await nap({ i: ${i} })`)));
+  const elapsed = Date.now() - started;
+  console.log(`1,000 concurrent cells awaiting a 200 ms tool: ${elapsed} ms`);
+  const bad = results.filter((r, i) => r.status !== 'completed' || r.value !== i);
+  assert.equal(bad.length, 0, bad.slice(0, 3).map(show).join('\n'));
+  assert.ok(elapsed < 10000, `took ${elapsed} ms`);
+});
+
+// ---------- the process-wide cap (keep LAST: it fills the run store) ----------
+
+test('the 65th run that would park fails with too many suspended code mode runs', async () => {
+  await closeAll(); // nothing else parked in this process
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  try {
+    const parked = await Promise.all(Array.from({ length: 64 }, () => run(s, 'return await never()')));
+    assert.equal(parked.filter((r) => r.status === 'waiting').length, 64, parked.filter((r) => r.status !== 'waiting').map(show).slice(0, 2).join('\n'));
+    assert.equal(s.runs().length, 64);
+    const r65 = await run(s, 'return await never()');
+    assertFailed(r65, 'invalid_input', 'too many suspended code mode runs.');
+    const quick = await run(s, 'return "no parking needed"');
+    assert.equal(quick.status, 'completed', show(quick));
+  } finally {
+    await s.close();
+  }
+  assert.deepEqual(s.runs(), []);
+  const fresh = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const again = await run(fresh, 'return await never()');
+  assertWaiting(again);
+  await fresh.close();
+});
