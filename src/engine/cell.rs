@@ -219,9 +219,11 @@ impl Cell {
             let Phase::Live(vm) = &state.phase else { return };
             self.apply_events(vm);
             vm.drain_jobs(&self.control);
-            let heap = vm.heap_bytes();
             let verdict = self.verdict(vm);
-            state.metrics.observe_heap(heap);
+            if !matches!(verdict, Verdict::Idle) {
+                // Measured once per answered call: computing QuickJS memory usage walks the heap.
+                state.metrics.observe_heap(vm.heap_bytes());
+            }
             // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
             state.metrics.guest_ns += elapsed_ns(guest_started);
             match verdict {
