@@ -222,7 +222,8 @@ impl Cell {
             let verdict = self.verdict(vm);
             if !matches!(verdict, Verdict::Idle) {
                 // Measured once per answered call: computing QuickJS memory usage walks the heap.
-                state.metrics.observe_heap(vm.heap_bytes());
+                let heap = vm.heap_bytes();
+                state.metrics.observe_heap(heap);
             }
             // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
             state.metrics.guest_ns += elapsed_ns(guest_started);
