@@ -18,6 +18,9 @@ const HOST_GLUE: &str = include_str!("host_glue.js");
 #[napi(custom_finalize)]
 pub struct CodeModeSession {
     core: Arc<SessionCore>,
+    /// The glue's `emit`, when the session has an `onEvent` listener: run-status events
+    /// are sent from the Node thread so they order with the promise they describe.
+    emit: Option<Arc<FunctionRef<String, ()>>>,
     glue: Option<ObjectRef<false>>,
     session_id: String,
 }
@@ -48,8 +51,14 @@ impl CodeModeSession {
         let host = JsHost::new(&glue, pending, events)?;
         let session_id = config.scope.session_id.clone();
         let core = SessionCore::new(config, Arc::new(host));
+        let emit = if events {
+            Some(Arc::new(glue_fn::<String, ()>(&glue, "emit")?.create_ref()?))
+        } else {
+            None
+        };
         Ok(CodeModeSession {
             core,
+            emit,
             glue: Some(glue.create_ref()?),
             session_id,
         })
@@ -81,6 +90,40 @@ impl CodeModeSession {
             deferred.resolve(move |_env| Ok(outcome));
         });
         Ok((responder, promise))
+    }
+
+    /// Like `deferred`, and when events are on, emits the run's final `run_status` on the
+    /// Node thread just before the promise settles. The run id is known only once the
+    /// cell exists, hence the slot.
+    fn deferred_with_status<'env>(
+        &self,
+        env: &'env Env,
+    ) -> Result<(Responder, Object<'env>, Arc<std::sync::OnceLock<String>>)> {
+        let (deferred, promise): (JsDeferred<Value, _>, Object) = env.create_deferred()?;
+        let run_slot: Arc<std::sync::OnceLock<String>> = Arc::default();
+        let slot = run_slot.clone();
+        let emit = self.emit.clone();
+        let responder: Responder = Box::new(move |outcome: Value| {
+            deferred.resolve(move |env| {
+                if let (Some(emit), Some(run_id)) = (emit, slot.get()) {
+                    let status = outcome["status"].as_str().unwrap_or("failed");
+                    let event = serde_json::json!({ "type": "run_status", "runId": run_id, "status": status });
+                    let _ = emit.borrow_back(&env).and_then(|f| f.call(event.to_string()));
+                }
+                Ok(outcome)
+            });
+        });
+        Ok((responder, promise, run_slot))
+    }
+
+    /// Emits `run_status: running` for a cell that just started or resumed.
+    fn emit_running(&self, env: &Env, cell: &Option<Arc<Cell>>, slot: &std::sync::OnceLock<String>) -> Result<()> {
+        let (Some(emit), Some(cell)) = (&self.emit, cell) else {
+            return Ok(());
+        };
+        let _ = slot.set(cell.run_id.clone());
+        let event = serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
+        emit.borrow_back(env)?.call(event.to_string())
     }
 
     pub(super) fn watch_abort(&self, env: &Env, options: &Option<Unknown>, cell: Option<Arc<Cell>>) -> Result<()> {
@@ -132,12 +175,13 @@ impl CodeModeSession {
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
         let raw = parse_exec_input(&read_input.call(input)?);
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise) = Self::deferred(env)?;
+        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
         if call.aborted {
             responder(self.aborted_result());
             return Ok(promise);
         }
         let cell = self.core.exec(raw, call.call_id, responder);
+        self.emit_running(env, &cell, &run_slot)?;
         self.watch_abort(env, &options, cell)?;
         Ok(promise)
     }
@@ -155,12 +199,13 @@ impl CodeModeSession {
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise) = Self::deferred(env)?;
+        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
         if call.aborted {
             responder(self.aborted_result());
             return Ok(promise);
         }
         let cell = self.core.wait(run_id, responder);
+        self.emit_running(env, &cell, &run_slot)?;
         self.watch_abort(env, &options, cell)?;
         Ok(promise)
     }

@@ -133,7 +133,6 @@ impl Cell {
             state.metrics.call_started_ns = now_ns();
         }
         self.control.set_deadline_after(budget);
-        self.session.emit_status(&self.run_id, "running");
         let weak = Arc::downgrade(self);
         let key = timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
@@ -367,7 +366,12 @@ impl Cell {
         if let Some(thrown) = book.thrown.take() {
             return Verdict::Finish(Err(self.guest_failure(&thrown, vm)));
         }
-        if let Some(completion) = book.completion.take() {
+        // The top-level promise settling is not the end while dispatched calls or timers
+        // are still out: their failures must still be able to fail the cell (SPEC §5).
+        if book.completion.is_some() && book.outstanding() == 0 {
+            let Some(completion) = book.completion.take() else {
+                return Verdict::Idle;
+            };
             drop(book);
             if let Some(rejection) = vm.first_unhandled_rejection() {
                 return Verdict::Finish(Err(self.guest_failure(&rejection, vm)));
@@ -450,14 +454,12 @@ impl Cell {
             self.session.host().cancel(&call_id);
         }
         self.session.forget(&self.run_id);
-        let status = if result.is_ok() { "completed" } else { "failed" };
         if let Some(responder) = responder {
             let outcome = self
                 .session
                 .outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
-        self.session.emit_status(&self.run_id, status);
         if let Phase::Live(vm) = retired {
             super::warm::retire(vm);
         }
@@ -494,7 +496,6 @@ impl Cell {
         if let Some(responder) = responder {
             responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));
         }
-        self.session.emit_status(&self.run_id, "waiting");
         // Events that raced with parking stay buffered for the next wait.
     }
 

@@ -48,6 +48,8 @@ pub struct SessionCore {
     scope: Scope,
     limits: Limits,
     catalog: RwLock<Catalog>,
+    /// Catalog entry → host tool index, and how many host tools were ever registered.
+    host_indices: RwLock<(HostIndices, usize)>,
     direct_only: RwLock<Vec<ToolSpec>>,
     prelude_config: RwLock<Arc<str>>,
     counter_scope: String,
@@ -63,12 +65,15 @@ pub struct SessionCore {
 impl SessionCore {
     pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Arc<SessionCore> {
         let direct_only = direct_only_names(&config.tools);
+        let host_tool_count = config.tools.len();
         let catalog = Catalog::build(config.tools, &[]);
+        let host_indices = HostIndices::of(&catalog);
         let prelude_config = prelude_config_for(&catalog);
         Arc::new(SessionCore {
             scope: config.scope,
             limits: config.limits,
             catalog: RwLock::new(catalog),
+            host_indices: RwLock::new((host_indices, host_tool_count)),
             direct_only: RwLock::new(direct_only),
             prelude_config: RwLock::new(prelude_config),
             counter_scope: crate::ids::random_hex(8),
@@ -130,7 +135,20 @@ impl SessionCore {
     pub fn add_tools(&self, tools: Vec<ToolSpec>) {
         let more_direct = direct_only_names(&tools);
         let mut catalog = self.catalog.write();
-        catalog.append(tools);
+        let batch = tools.len();
+        let appended = catalog.append(tools);
+        {
+            // Host indices count every tool ever registered (the host glue appends its
+            // definitions in the same order); catalog spec indices are per batch.
+            let mut indices = self.host_indices.write();
+            let offset = indices.1;
+            for entry in appended.added.clone().chain(appended.replaced.iter().copied()) {
+                if let Some(spec) = catalog.get(entry).map(|e| e.spec_index()) {
+                    indices.0.set(entry, offset + spec);
+                }
+            }
+            indices.1 += batch;
+        }
         *self.prelude_config.write() = prelude_config_for(&catalog);
         self.direct_only.write().extend(more_direct);
     }
@@ -146,9 +164,6 @@ impl SessionCore {
         }
     }
 
-    pub fn emit_status(&self, run_id: &str, status: &str) {
-        self.emit(|| json!({ "type": "run_status", "runId": run_id, "status": status }));
-    }
 
     pub fn max_tool_calls(&self) -> Option<u64> {
         self.max_tool_calls
@@ -163,7 +178,10 @@ impl SessionCore {
         let entry = catalog
             .by_callable_name(callable)
             .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
-        let host_index = entry.spec_index();
+        let host_index = catalog
+            .index_of(callable)
+            .and_then(|i| self.host_indices.read().0.get(i))
+            .unwrap_or_else(|| entry.spec_index());
         let contracts = self.contracts.get_or_compile(host_index, || {
             ToolContracts::new(
                 entry.tool_name(),
@@ -378,6 +396,27 @@ impl SessionCore {
                 cell.finish(Err(CodeModeError::aborted()));
             }
         }
+    }
+}
+
+/// Catalog entry index → host tool index.
+#[derive(Default)]
+struct HostIndices(Vec<usize>);
+
+impl HostIndices {
+    fn of(catalog: &Catalog) -> Self {
+        HostIndices(catalog.entries().iter().map(|e| e.spec_index()).collect())
+    }
+
+    fn get(&self, entry: usize) -> Option<usize> {
+        self.0.get(entry).copied()
+    }
+
+    fn set(&mut self, entry: usize, host: usize) {
+        if self.0.len() <= entry {
+            self.0.resize(entry + 1, usize::MAX);
+        }
+        self.0[entry] = host;
     }
 }
 

@@ -12,9 +12,16 @@ use std::sync::{Arc, OnceLock};
 
 const PRELUDE: &str = include_str!("prelude.js");
 const WEB: &str = include_str!("web.js");
-/// Name of the hidden global holding the prelude's internal surface. Guests can see it,
-/// but it only reaches the guest's own promises: nothing of the host is behind it.
-const INTERNAL: &str = "__codemode";
+/// The prelude's internal surface (settle, fire timers, watch the top-level promise),
+/// kept in the runtime's userdata rather than on any object the guest can reach: a guest
+/// must not be able to settle its own pending calls with forged results.
+struct Internal<'js>(Object<'js>);
+
+// SAFETY: `Internal` holds only a `'js` value, so changing the lifetime is exactly
+// re-labelling that value, as for rquickjs's own value types.
+unsafe impl<'js> rquickjs::JsLifetime<'js> for Internal<'js> {
+    type Changed<'to> = Internal<'to>;
+}
 const PRELUDE_NAME: &str = "codemode:prelude";
 /// What precedes the user's code on its first line.
 pub const WRAPPER_PREFIX: &str = "(async function () {";
@@ -90,7 +97,9 @@ impl Vm {
                 .call((natives,))
                 .catch(&ctx)
                 .map_err(|e| StartError::Runtime(format!("prelude failed: {e}")))?;
-            hide_global(&ctx, INTERNAL, internal.into_value()).map_err(|e| runtime_error(&ctx, e))
+            ctx.store_userdata(Internal(internal))
+                .map(|_| ())
+                .map_err(|_| StartError::Runtime("prelude surface could not be stored".into()))
         })?;
         LIVE_VMS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Vm {
@@ -219,7 +228,7 @@ where
     A: rquickjs::function::IntoArgs<'js>,
     R: rquickjs::FromJs<'js>,
 {
-    let internal: Object = ctx.globals().get(INTERNAL)?;
+    let internal = internal(ctx).ok_or(rquickjs::Error::Unknown)?;
     let function: Function = internal.get(name)?;
     function.call(args)
 }
@@ -231,24 +240,15 @@ fn track_rejection<'js>(
     handled: bool,
 ) -> rquickjs::Result<()> {
     // The tracker can fire while the prelude itself is still being set up.
-    let internal: Option<Object> = ctx.globals().get(INTERNAL)?;
-    let Some(internal) = internal else {
+    let Some(internal) = internal(ctx) else {
         return Ok(());
     };
     let function: Function = internal.get("track")?;
     function.call((promise, reason, handled))
 }
 
-fn hide_global<'js>(ctx: &Ctx<'js>, name: &str, value: Value<'js>) -> rquickjs::Result<()> {
-    let object: Object = ctx.globals().get("Object")?;
-    let define: Function = object.get("defineProperty")?;
-    let descriptor = Object::new(ctx.clone())?;
-    descriptor.set("value", value)?;
-    descriptor.set("writable", false)?;
-    descriptor.set("enumerable", false)?;
-    descriptor.set("configurable", false)?;
-    define.call::<_, Value>((ctx.globals(), name, descriptor))?;
-    Ok(())
+fn internal<'js>(ctx: &Ctx<'js>) -> Option<Object<'js>> {
+    ctx.userdata::<Internal>().map(|stored| stored.0.clone())
 }
 
 /// A guest module compiled once per process to QuickJS bytecode: loading bytecode is far
