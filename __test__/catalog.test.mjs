@@ -384,22 +384,18 @@ test('describe() returns the full tool shape and counters track describe, search
   assert.equal([r2.telemetry.describeCount, r2.telemetry.searchCount, r2.telemetry.callCount].join(), '2,2,1', 'counters are cumulative');
 });
 
-test('a forged handle naming an unknown callable reaches no tool', async (t) => {
+test('the runtime internals are unreachable from guest code, so no handle can be forged', async () => {
   let ran = 0;
   const s = makeSession({ tools: [{ name: 'known', execute: () => { ran++; return 'k'; } }] });
-  // The only forging route we found is the runtime's internal object, if the guest can see it.
-  const probe = await completed(s, 'return Object.getOwnPropertyNames(globalThis).filter((n) => { try { return typeof globalThis[n]?.installTools === "function" } catch { return false } })');
-  if (probe.value.length === 0) {
-    t.skip('no way to forge a handle from guest code');
-    return;
-  }
-  const r = await completed(s, `const internal = globalThis[${JSON.stringify(probe.value[0])}];
-    try { internal.installTools({ tools: [{ callableName: "forged_tool", meta: {} }] }) } catch (e) {}
-    if (typeof forged_tool !== "function") return "not installed";
-    return await forged_tool({}).then(() => "resolved", (e) => e.message)`);
-  if (r.value !== 'not installed') assert.equal(r.value, 'Unknown catalog function: forged_tool.');
+  const probe = await completed(s, `const seen = [];
+    for (const key of Reflect.ownKeys(globalThis)) {
+      let v; try { v = globalThis[key] } catch { continue }
+      if (v && (typeof v.installTools === "function" || typeof v.settle === "function" || typeof v.watch === "function")) seen.push(String(key));
+    }
+    return [seen, typeof __codemode]`);
+  assert.deepEqual(probe.value, [[], 'undefined']);
   assert.equal(ran, 0);
-  assert.equal(r.telemetry.callCount, 0);
+  assert.equal(probe.telemetry.callCount, 0);
 });
 
 test('guest code cannot settle its own pending tool call with a forged result', async () => {
