@@ -260,14 +260,16 @@ test('tool globals are frozen functions with enumerable metadata', async () => {
     const keys = ["callableName", "toolName", "description", "source", "input"];
     return { type: typeof h, frozen: Object.isFrozen(h), enumerable: keys.filter((k) => Object.prototype.propertyIsEnumerable.call(h, k)),
       values: keys.map((k) => h[k]), writable: (() => { try { h.toolName = "x"; } catch (e) {} return h.toolName })(),
-      global: Object.getOwnPropertyDescriptor(globalThis, "send_email").writable }`);
+      global: (() => { const d = Object.getOwnPropertyDescriptor(globalThis, "send_email");
+        // Tool globals are lazy getters without a setter: as non-writable as a data property.
+        send_email = 1; return [d.set === undefined && d.writable !== true, d.configurable, send_email === h] })() }`);
   assert.deepEqual(r.value, {
     type: 'function',
     frozen: true,
     enumerable: ['callableName', 'toolName', 'description', 'source', 'input'],
     values: ['send_email', 'send_email', 'Send an email message to a recipient', 'openclaw', r.value.values[4]],
     writable: 'send_email',
-    global: false,
+    global: [true, false, true],
   });
   assert.equal(typeof r.value.values[4], 'string');
 });

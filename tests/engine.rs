@@ -174,6 +174,7 @@ impl codemode_native::guest::natives::Bridge for NullBridge {
     fn fail(&self, _: String) {}
     fn search(&self, _: &str, _: u32) -> Result<String, String> { Ok("[]".into()) }
     fn describe(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
+    fn tool_meta(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
     fn api_list(&self, _: &str) -> String { "{}".into() }
     fn api_read(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
 }

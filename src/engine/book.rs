@@ -429,6 +429,10 @@ impl Bridge for CellBridge {
         self.session.describe(callable)
     }
 
+    fn tool_meta(&self, callable: &str) -> Result<String, String> {
+        self.session.tool_meta(callable)
+    }
+
     fn api_list(&self, prefix: &str) -> String {
         self.session.api_list(prefix)
     }

@@ -224,6 +224,14 @@ impl SessionCore {
         Ok(text)
     }
 
+    pub fn tool_meta(&self, callable: &str) -> Result<String, String> {
+        let catalog = self.catalog.read();
+        let entry = catalog
+            .by_callable_name(callable)
+            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
+        Ok(metadata_json(entry).to_string())
+    }
+
     pub fn describe(&self, callable: &str) -> Result<String, String> {
         self.counters.describe.fetch_add(1, Ordering::Relaxed);
         let catalog = self.catalog.read();
@@ -426,15 +434,6 @@ fn direct_only_names(tools: &[ToolSpec]) -> Vec<ToolSpec> {
 
 /// The prelude's configuration: every catalog handle with its guest-visible metadata.
 fn prelude_config_for(catalog: &Catalog) -> Arc<str> {
-    let tools: Vec<Value> = catalog
-        .entries()
-        .iter()
-        .map(|entry| {
-            json!({
-                "callableName": entry.callable_name(),
-                "meta": metadata_json(entry),
-            })
-        })
-        .collect();
+    let tools: Vec<&str> = catalog.entries().iter().map(|entry| entry.callable_name()).collect();
     Arc::from(json!({ "tools": tools }).to_string())
 }

@@ -41,6 +41,8 @@ pub trait Bridge: Send + Sync {
     fn search(&self, query: &str, limit: u32) -> Result<String, String>;
     /// `handle.describe()`: the description JSON, or an error to throw.
     fn describe(&self, callable: &str) -> Result<String, String>;
+    /// A handle's guest-visible metadata (built when the handle is first used).
+    fn tool_meta(&self, callable: &str) -> Result<String, String>;
     /// `API.list(prefix)`: `{ files: [...] }` as JSON.
     fn api_list(&self, prefix: &str) -> String;
     /// `API.read(path)`: `{ path, content, description, bytes }` as JSON, or an error to throw.
@@ -166,6 +168,14 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         })?,
     )?;
 
+    let b = Bound(slot.clone());
+    native.set(
+        "toolMeta",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<String> {
+            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
+            bridge.tool_meta(&name).map_err(|message| Exception::throw_message(&ctx, &message))
+        })?,
+    )?;
     let b = Bound(slot.clone());
     native.set(
         "apiList",

@@ -216,33 +216,44 @@
   );
 
   // ---- catalog handles (installed when a warm VM is bound to its session) ----
-  function installTools(config) {
-    const handles = [];
-    const byName = new Map();
-    for (const tool of config.tools) {
-      const name = tool.callableName;
-      const meta = freeze(tool.meta);
-      const handle = {
-        [name]: async function (input) {
-          return bridge("tool", name, input === undefined ? null : input);
-        },
-      }[name];
-      for (const key of O.keys(meta)) {
-        defineProperty(handle, key, { value: meta[key], enumerable: true, writable: false, configurable: false });
-      }
-      defineProperty(handle, "describe", {
-        value: async function describe() {
-          return parse(native.describe(name));
-        },
-      });
-      defineProperty(handle, "toJSON", { value: () => meta });
-      apply(weakSet, handleMeta, [handle, meta]);
-      freeze(handle);
-      apply(arrayPush, handles, [handle]);
-      apply(mapSet, byName, [name, handle]);
-      define(name, handle);
+  // Handles are built on first use: a catalog of 1,000 tools must not cost every cell
+  // 1,000 function objects. Each global is a getter (no setter: not writable, not
+  // configurable) that builds its handle once, so identity holds across globals,
+  // `catalog.search` and `catalog.all()`.
+  function makeHandle(name, meta) {
+    const handle = {
+      [name]: async function (input) {
+        return bridge("tool", name, input === undefined ? null : input);
+      },
+    }[name];
+    for (const key of O.keys(meta)) {
+      defineProperty(handle, key, { value: meta[key], enumerable: true, writable: false, configurable: false });
     }
-    const allHandles = freeze(handles.slice());
+    defineProperty(handle, "describe", {
+      value: async function describe() {
+        return parse(native.describe(name));
+      },
+    });
+    defineProperty(handle, "toJSON", { value: () => meta });
+    apply(weakSet, handleMeta, [handle, meta]);
+    return freeze(handle);
+  }
+
+  function installTools(config) {
+    const names = config.tools;
+    const built = new Map();
+    function handleFor(name) {
+      let handle = apply(mapGet, built, [name]);
+      if (handle === undefined) {
+        handle = makeHandle(name, freeze(parse(native.toolMeta(name))));
+        apply(mapSet, built, [name, handle]);
+      }
+      return handle;
+    }
+    for (const name of names) {
+      defineProperty(global, name, { get: () => handleFor(name), enumerable: false, configurable: false });
+    }
+    let allHandles = null;
     define(
       "catalog",
       freeze({
@@ -255,17 +266,18 @@
               throw new TypeErrorCtor("limit must be a positive integer.");
             }
           }
-          const names = parse(native.search(query, limit === null ? 0 : limit));
-          const found = [];
-          for (const name of names) apply(arrayPush, found, [apply(mapGet, byName, [name])]);
+          const found = parse(native.search(query, limit === null ? 0 : limit));
+          for (let i = 0; i < found.length; i++) found[i] = handleFor(found[i]);
           return freeze(found);
         },
         all: function all() {
+          if (allHandles === null) allHandles = freeze(apply(arrayMap, names, [handleFor]));
           return allHandles;
         },
       })
     );
   }
+
 
   // ---- the internal surface Rust drives ----
   return freeze({
