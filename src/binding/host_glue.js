@@ -39,20 +39,38 @@
     return value;
   }
 
-  function jsonOrUndefined(value, path) {
+  // Schemas are checked for type here and serialised once, with the whole option set;
+  // only if that fails is each one serialised alone, to name the culprit.
+  function schemaOrUndefined(value, path) {
     if (value === undefined || value === null) return undefined;
     if (typeof value !== "object" && typeof value !== "boolean") throw invalid(path + " must be a JSON Schema object or boolean.");
+    return value;
+  }
+
+  function serialize(value, specs) {
     try {
-      return JSON.parse(JSON.stringify(value));
+      return JSON.stringify(value);
     } catch (e) {
-      throw invalid(path + " must be plain JSON: " + e.message);
+      for (const spec of specs) {
+        for (const key of ["parameters", "outputSchema"]) {
+          try {
+            JSON.stringify(spec[key]);
+          } catch (inner) {
+            throw invalid("tools[" + spec.hostIndex + "]." + key + " must be plain JSON: " + inner.message);
+          }
+        }
+      }
+      throw invalid("options must be plain JSON: " + e.message);
     }
   }
 
+  // Returns the specs for Rust; `commit()` registers the definitions, and is called only
+  // once Rust accepted them, so host indices never drift from Rust's count.
   function normalizeTools(list, path) {
-    if (list === undefined || list === null) return [];
+    if (list === undefined || list === null) return { specs: [], commit() {} };
     if (!Array.isArray(list)) throw invalid(path + " must be an array of tool definitions.");
     const specs = [];
+    const pending = [];
     list.forEach((tool, i) => {
       const at = path + "[" + i + "]";
       if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
@@ -64,19 +82,24 @@
         if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
       }
       specs.push({
-        hostIndex: definitions.length,
+        hostIndex: definitions.length + pending.length,
         name: tool.name,
         description: optionalString(tool.description, at + ".description") || "",
         label: optionalString(tool.label, at + ".label"),
-        parameters: jsonOrUndefined(tool.parameters, at + ".parameters"),
-        outputSchema: jsonOrUndefined(tool.outputSchema, at + ".outputSchema"),
+        parameters: schemaOrUndefined(tool.parameters, at + ".parameters"),
+        outputSchema: schemaOrUndefined(tool.outputSchema, at + ".outputSchema"),
         source,
         directOnly: tool.directOnly === true,
         replaySafe: tool.replaySafe === true,
       });
-      definitions.push(tool);
+      pending.push(tool);
     });
-    return specs;
+    return {
+      specs,
+      commit() {
+        for (const tool of pending) definitions.push(tool);
+      },
+    };
   }
 
   class BlockedCall extends Error {}
@@ -114,15 +137,21 @@
       }
       beforeToolCall = typeof options.beforeToolCall === "function" ? options.beforeToolCall : null;
       onEvent = typeof options.onEvent === "function" ? options.onEvent : null;
-      return JSON.stringify({
-        events: onEvent !== null,
-        sessionId: options.sessionId,
-        sessionKey: optionalString(options.sessionKey, "sessionKey"),
-        agentId: optionalString(options.agentId, "agentId"),
-        agentRunId: optionalString(options.agentRunId, "agentRunId"),
-        limits: options.limits ? JSON.parse(JSON.stringify(options.limits)) : undefined,
-        tools: normalizeTools(options.tools, "tools"),
-      });
+      const tools = normalizeTools(options.tools, "tools");
+      const text = serialize(
+        {
+          events: onEvent !== null,
+          sessionId: options.sessionId,
+          sessionKey: optionalString(options.sessionKey, "sessionKey"),
+          agentId: optionalString(options.agentId, "agentId"),
+          agentRunId: optionalString(options.agentRunId, "agentRunId"),
+          limits: options.limits || undefined,
+          tools: tools.specs,
+        },
+        tools.specs
+      );
+      tools.commit();
+      return text;
     },
     readScriptOptions(options) {
       const o = options !== null && typeof options === "object" ? options : {};
@@ -138,7 +167,10 @@
       throw invalid(message);
     },
     addTools(list) {
-      return JSON.stringify(normalizeTools(list, "tools"));
+      const tools = normalizeTools(list, "tools");
+      const text = serialize(tools.specs, tools.specs);
+      tools.commit();
+      return text;
     },
     readExecInput(input) {
       if (input === null || typeof input !== "object") return JSON.stringify({ notAnObject: true });

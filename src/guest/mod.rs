@@ -1,5 +1,6 @@
 //! The guest runtime: one QuickJS VM per cell, its natives, prelude and web globals.
 
+pub mod allocator;
 pub mod control;
 pub mod natives;
 pub mod url;

@@ -3,6 +3,7 @@
 //! and drain jobs. A `Vm` is `Send` (rquickjs `parallel`), so a parked cell can resume
 //! on any worker; pending resolvers stay inside the guest heap, never in Rust handles.
 
+use super::allocator::{HeapMeter, MeteredAllocator};
 use super::control::Control;
 use super::natives::{install_natives, Bridge, BridgeSlot};
 use rquickjs::context::EvalOptions;
@@ -59,6 +60,7 @@ pub struct Vm {
     runtime: Runtime,
     bridge: BridgeSlot,
     control: Arc<parking_lot::Mutex<Option<Arc<Control>>>>,
+    meter: Arc<HeapMeter>,
 }
 
 /// VMs alive in the process (blank, warm, running or parked): for leak checks.
@@ -74,7 +76,9 @@ impl Vm {
     /// Builds a fresh, unbound runtime with the natives and the prelude installed. No user
     /// code ever runs in it before `bind`, so a warm VM from the pool is as fresh as a new one.
     pub fn blank() -> Result<Vm, StartError> {
-        let runtime = Runtime::new().map_err(|e| StartError::Runtime(e.to_string()))?;
+        let meter = HeapMeter::new();
+        let runtime = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone()))
+            .map_err(|e| StartError::Runtime(e.to_string()))?;
         let control: Arc<parking_lot::Mutex<Option<Arc<Control>>>> = Arc::default();
         let interrupt_control = control.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
@@ -107,6 +111,7 @@ impl Vm {
             runtime,
             bridge,
             control,
+            meter,
         })
     }
 
@@ -127,8 +132,8 @@ impl Vm {
             Ok(())
         });
         // The limit goes on last: installing a large catalog must not count against the
-        // guest, and the guest must not start with memory already over it.
-        self.runtime.set_memory_limit(limits.memory_bytes);
+        // guest. A blank VM is far below any limit (the smallest is 1 MiB).
+        self.meter.set_limit(limits.memory_bytes);
         installed.map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
     }
 
@@ -201,10 +206,9 @@ impl Vm {
         })
     }
 
-    /// Bytes QuickJS has allocated for this VM.
+    /// Bytes QuickJS has allocated for this VM (exact, O(1)).
     pub fn heap_bytes(&self) -> u64 {
-        let usage = self.runtime.memory_usage();
-        u64::try_from(usage.malloc_size.max(0)).unwrap_or(0)
+        self.meter.used() as u64
     }
 }
 
