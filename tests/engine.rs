@@ -269,3 +269,33 @@ fn leak_probe() {
     std::thread::sleep(Duration::from_millis(500));
     println!("exec: {} KB growth, live VMs {}", rss_kb() as i64 - before as i64, codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed));
 }
+
+#[test]
+#[ignore = "timing probe: needs /tmp/tools1000.json"]
+fn timing_probe_of_a_large_catalog() {
+    use codemode_native::catalog::Catalog;
+    let text = std::fs::read_to_string("/tmp/tools1000.json").unwrap_or_default();
+    let t = std::time::Instant::now();
+    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    println!("parse: {:?}", t.elapsed());
+    let tools: Vec<ToolSpec> = value["tools"].as_array().cloned().unwrap_or_default().into_iter().map(|t| ToolSpec {
+        name: t["name"].as_str().unwrap_or("").into(),
+        description: t["description"].as_str().unwrap_or("").into(),
+        label: None,
+        parameters: t.get("parameters").cloned(),
+        output_schema: t.get("outputSchema").cloned().filter(|v| !v.is_null()),
+        source: Source::Openclaw,
+        direct_only: false,
+        replay_safe: false,
+        control: false,
+    }).collect();
+    let t = std::time::Instant::now();
+    let catalog = Catalog::build(tools.clone(), &[]);
+    println!("catalog build: {:?} ({} entries)", t.elapsed(), catalog.len());
+    let t = std::time::Instant::now();
+    let s = session(json!({}), tools);
+    println!("session new: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let m = s.model_tools();
+    println!("model tools: {:?} ({} bytes)", t.elapsed(), m.to_string().len());
+}
