@@ -25,6 +25,7 @@ impl Host for FakeHost {
             match call.tool_name.as_str() {
                 "never" => std::mem::forget(reply),
                 "broken" => reply.fail(HostFailure { message: "disk on fire".into(), code: "tool_error" }),
+                "broken-tool" => reply.fail(HostFailure { message: "broken-tool could not reach its server".into(), code: "tool_error" }),
                 _ => reply.ok(json!({ "echo": serde_json::from_str::<Value>(&call.input_json).unwrap_or(Value::Null) }).to_string()),
             }
         });
@@ -96,6 +97,13 @@ fn a_tool_call_round_trips() {
     let result = exec(&s, "const r = await echo({a: 1}); let e; try { await broken({}) } catch (err) { e = [err.message, err.code, err.effectStatus] } return [r, e]");
     assert_eq!(result["value"], json!([{"echo":{"a":1}}, ["disk on fire","tool_error","unknown"]]), "{result}");
     assert_eq!(result["telemetry"]["callCount"], 2);
+}
+
+#[test]
+fn host_ids_in_tool_errors_become_callable_names() {
+    let s = session(json!({}), vec![tool("broken-tool")]);
+    let result = exec(&s, "try { await broken_tool({}) } catch (e) { return e.message }");
+    assert_eq!(result["value"], "broken_tool could not reach its server", "{result}");
 }
 
 #[test]

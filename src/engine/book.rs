@@ -35,6 +35,8 @@ enum Queued {
 #[derive(Debug)]
 pub struct InFlight {
     pub call_id: String,
+    /// The guest's name for the tool (host ids never reach the guest).
+    pub callable_name: String,
     /// Host index of the tool, for the output contract.
     pub tool_index: Option<usize>,
     pub tool_name: String,
@@ -170,6 +172,7 @@ impl RunBook {
             bridge_id,
             InFlight {
                 call_id: String::new(),
+                callable_name: String::new(),
                 tool_index: None,
                 tool_name: "yield_control".into(),
                 started: Instant::now(),
@@ -229,6 +232,7 @@ impl CellBridge {
                 bridge_id,
                 InFlight {
                     call_id: call.call_id.clone(),
+                    callable_name: call.callable_name.clone(),
                     tool_index: Some(call.tool_index),
                     tool_name: call.tool_name.clone(),
                     started: Instant::now(),

@@ -282,8 +282,18 @@ impl Cell {
             match event {
                 Event::Abort | Event::Deadline => {}
                 Event::HostReply { bridge_id, outcome } => {
-                    let tool_index = self.book.lock().calls.get(&bridge_id).and_then(|c| c.tool_index);
-                    let outcome = self.admit_result(tool_index, outcome);
+                    let (tool_index, names) = {
+                        let book = self.book.lock();
+                        let call = book.calls.get(&bridge_id);
+                        (
+                            call.and_then(|c| c.tool_index),
+                            call.map(|c| (c.tool_name.clone(), c.callable_name.clone())),
+                        )
+                    };
+                    let outcome = self.admit_result(tool_index, outcome).map_err(|failure| match &names {
+                        Some((host, callable)) => hide_host_id(failure, host, callable),
+                        None => failure,
+                    });
                     let known = self.book.lock().settle_call(bridge_id, &outcome);
                     if known {
                         match &outcome {
@@ -511,6 +521,17 @@ impl Cell {
             self.book.lock().expect_reply(id);
         }
     }
+}
+
+/// Host ids never reach the guest (SPEC §5): a host id that is not an identifier (such as
+/// `llm-task`) is replaced by the callable name in a failure's text. Identifier-like ids
+/// are left alone: replacing `delete` would also rewrite ordinary words.
+fn hide_host_id(mut failure: super::host::HostFailure, host: &str, callable: &str) -> super::host::HostFailure {
+    let is_identifier = host.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if !is_identifier && !host.is_empty() && host != callable {
+        failure.message = failure.message.replace(host, callable);
+    }
+    failure
 }
 
 fn elapsed_ns(since: Instant) -> u64 {
