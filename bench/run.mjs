@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // codemode-native benchmarks vs. a node:vm worker-pool peer.
 //
-//   node bench/run.mjs            full run (~60–90 s on 2 cores)
-//   node bench/run.mjs --quick    shortened run (~15 s)
+//   node bench/run.mjs                 full run (~60–90 s on 2 cores), then bench/suspend.mjs (~30 s)
+//   node bench/run.mjs --quick         shortened run (~15 s), then bench/suspend.mjs --quick (~17 s)
+//   node bench/run.mjs --no-suspend    this table only
 //
-// stdout: one markdown table + machine line + footnote. stderr: progress.
-// bench/results.json: every raw figure (per round, per side, plus failures).
+// stdout: one markdown table + machine line + footnote, then suspend.mjs's table. stderr: progress.
+// bench/results.json: every raw figure (per round, per side, plus failures); suspend.mjs adds
+// its figures under the `suspend` key.
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { makeCatalog } from './catalog-fixture.mjs';
@@ -387,10 +390,22 @@ async function main() {
   const file = fileURLToPath(new URL('./results.json', import.meta.url));
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   log(`\nwrote ${file} (${out.totalSeconds.toFixed(1)} s)`);
+
+  // Second table: suspension, memory and concurrency. It runs in its own process so that its RSS and
+  // thread figures, and the process-wide parked-run cap, start clean. It merges into results.json.
+  if (!process.argv.includes('--no-suspend')) {
+    process.stdout.write('\n');
+    const script = fileURLToPath(new URL('./suspend.mjs', import.meta.url));
+    const child = spawnSync(process.execPath, [script, ...(QUICK ? ['--quick'] : [])], { stdio: 'inherit' });
+    if (child.error || child.status !== 0) {
+      log(`bench/suspend.mjs failed: ${child.error?.message ?? `exit ${child.status ?? child.signal}`}`);
+      process.exitCode = 1;
+    }
+  }
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err) => {
     console.error(err);
     process.exit(1);

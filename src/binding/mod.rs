@@ -2,6 +2,7 @@
 //! lives in the plain-Rust modules; this is the only place that knows about Node.
 
 mod js_host;
+mod json_text;
 mod options;
 mod runtime;
 mod script;

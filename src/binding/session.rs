@@ -2,6 +2,7 @@
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
 use super::js_host::{JsHost, PendingReplies};
+use super::json_text::JsonText;
 use super::options::{parse_call_options, parse_exec_input, parse_options, parse_tool_specs};
 use crate::engine::cell::{Cell, Event, Responder};
 use crate::engine::session::SessionCore;
@@ -85,9 +86,10 @@ impl CodeModeSession {
 
     /// A deferred promise and the responder that resolves it from any thread.
     pub(super) fn deferred(env: &Env) -> Result<(Responder, Object<'_>)> {
-        let (deferred, promise): (JsDeferred<Value, _>, Object) = env.create_deferred()?;
+        let (deferred, promise): (JsDeferred<JsonText, _>, Object) = env.create_deferred()?;
         let responder: Responder = Box::new(move |outcome: Value| {
-            deferred.resolve(move |_env| Ok(outcome));
+            let text = outcome.to_string();
+            deferred.resolve(move |_env| Ok(JsonText(text)));
         });
         Ok((responder, promise))
     }
@@ -99,18 +101,19 @@ impl CodeModeSession {
         &self,
         env: &'env Env,
     ) -> Result<(Responder, Object<'env>, Arc<std::sync::OnceLock<String>>)> {
-        let (deferred, promise): (JsDeferred<Value, _>, Object) = env.create_deferred()?;
+        let (deferred, promise): (JsDeferred<JsonText, _>, Object) = env.create_deferred()?;
         let run_slot: Arc<std::sync::OnceLock<String>> = Arc::default();
         let slot = run_slot.clone();
         let emit = self.emit.clone();
         let responder: Responder = Box::new(move |outcome: Value| {
+            let status = outcome["status"].as_str().unwrap_or("failed").to_string();
+            let text = outcome.to_string();
             deferred.resolve(move |env| {
                 if let (Some(emit), Some(run_id)) = (emit, slot.get()) {
-                    let status = outcome["status"].as_str().unwrap_or("failed");
                     let event = serde_json::json!({ "type": "run_status", "runId": run_id, "status": status });
                     let _ = emit.borrow_back(&env).and_then(|f| f.call(event.to_string()));
                 }
-                Ok(outcome)
+                Ok(JsonText(text))
             });
         });
         Ok((responder, promise, run_slot))

@@ -124,15 +124,19 @@ impl Cell {
     /// Starts (first exec) or resumes (wait) the cell with a fresh budget. Returns false
     /// if the cell is already being run by someone else.
     pub fn begin_call(self: &Arc<Self>, budget: Duration, responder: Responder, first: bool) -> Result<(), Responder> {
-        if self.running.swap(true, Ordering::SeqCst) {
-            return Err(responder);
-        }
         {
+            // Responder, deadline and `running` change together under the state lock, which
+            // every turn holds: a turn sees either none of a new call or all of it (a turn
+            // that saw `running` without a responder and a fresh deadline would park again).
             let mut state = self.state.lock();
+            if self.running.load(Ordering::SeqCst) || matches!(state.phase, Phase::Done) {
+                return Err(responder);
+            }
             state.responder = Some(responder);
             state.metrics.call_started_ns = now_ns();
+            self.control.set_deadline_after(budget);
+            self.running.store(true, Ordering::SeqCst);
         }
-        self.control.set_deadline_after(budget);
         let weak = Arc::downgrade(self);
         let key = timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
@@ -200,6 +204,11 @@ impl Cell {
             self.inbox.lock().clear();
             return;
         }
+        // Nobody is waiting for a result (the run is parked): events stay buffered for the
+        // next wait instead of running the guest with no one to answer.
+        if state.responder.is_none() {
+            return;
+        }
         if let Phase::New(_) = state.phase {
             let Phase::New(source) = std::mem::replace(&mut state.phase, Phase::Done) else {
                 return;
@@ -220,8 +229,7 @@ impl Cell {
             vm.drain_jobs(&self.control);
             let verdict = self.verdict(vm);
             if !matches!(verdict, Verdict::Idle) {
-                // Measured once per answered call: computing QuickJS memory usage walks the heap.
-                let heap = vm.heap_bytes();
+                let heap = vm.peak_heap_bytes();
                 state.metrics.observe_heap(heap);
             }
             // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
@@ -499,9 +507,9 @@ impl Cell {
         }
         let (responder, metrics) = {
             let mut state = self.state.lock();
+            self.running.store(false, Ordering::SeqCst);
             (state.responder.take(), state.metrics.clone())
         };
-        self.running.store(false, Ordering::SeqCst);
         self.cancel_deadline();
         if let Some(responder) = responder {
             responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));

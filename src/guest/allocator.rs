@@ -12,6 +12,8 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct HeapMeter {
     used: AtomicUsize,
+    /// Highest `used` since the last `reset_peak`.
+    peak: AtomicUsize,
     limit: AtomicUsize,
 }
 
@@ -19,12 +21,22 @@ impl HeapMeter {
     pub fn new() -> Arc<HeapMeter> {
         Arc::new(HeapMeter {
             used: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
             limit: AtomicUsize::new(usize::MAX),
         })
     }
 
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
+    }
+
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed).max(self.used())
+    }
+
+    /// Starts peak tracking from the current use (when a VM is bound to its cell).
+    pub fn reset_peak(&self) {
+        self.peak.store(self.used(), Ordering::Relaxed);
     }
 
     pub fn set_limit(&self, limit: usize) {
@@ -43,7 +55,10 @@ impl HeapMeter {
                 .used
                 .compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
             {
-                Ok(_) => return true,
+                Ok(_) => {
+                    self.peak.fetch_max(next, Ordering::Relaxed);
+                    return true;
+                }
                 Err(actual) => current = actual,
             }
         }

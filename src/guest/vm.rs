@@ -134,6 +134,7 @@ impl Vm {
         // The limit goes on last: installing a large catalog must not count against the
         // guest. A blank VM is far below any limit (the smallest is 1 MiB).
         self.meter.set_limit(limits.memory_bytes);
+        self.meter.reset_peak();
         installed.map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
     }
 
@@ -209,6 +210,11 @@ impl Vm {
     /// Bytes QuickJS has allocated for this VM (exact, O(1)).
     pub fn heap_bytes(&self) -> u64 {
         self.meter.used() as u64
+    }
+
+    /// The most this VM's heap held since it was bound to its cell.
+    pub fn peak_heap_bytes(&self) -> u64 {
+        self.meter.peak() as u64
     }
 }
 

@@ -613,11 +613,14 @@ mod tests {
         }
     }
 
+    /// A guard against super-linear blowups, not a benchmark: a quadratic scan of these
+    /// inputs takes hours, a linear one milliseconds in release and about a second in a
+    /// debug build on a loaded CI machine, so the bound is generous.
     fn classify_quickly(name: &str, source: &str) -> bool {
         let start = Instant::now();
         let verdict = looks_like_shell(source);
         let elapsed = start.elapsed();
-        assert!(elapsed < Duration::from_secs(1), "{name} took {elapsed:?}");
+        assert!(elapsed < Duration::from_secs(30), "{name} took {elapsed:?}");
         verdict
     }
 
