@@ -56,140 +56,110 @@ fn optional_string(value: &Value<'_>) -> Option<String> {
     value.as_string().and_then(|s| s.to_string().ok())
 }
 
+impl Bound {
+    /// Runs `f` on the bound bridge; its error (or an unbound VM) is thrown into the guest.
+    fn try_with<'js, R>(
+        &self,
+        ctx: &Ctx<'js>,
+        f: impl FnOnce(&dyn Bridge) -> Result<R, String>,
+    ) -> rquickjs::Result<R> {
+        let bridge = self.get().ok_or_else(|| Exception::throw_message(ctx, UNBOUND))?;
+        f(bridge.as_ref()).map_err(|message| Exception::throw_message(ctx, &message))
+    }
+
+    /// Runs `f` on the bound bridge, if any (notifications that cannot fail).
+    fn with(&self, f: impl FnOnce(&dyn Bridge)) {
+        if let Some(bridge) = self.get() {
+            f(bridge.as_ref());
+        }
+    }
+}
+
 pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Result<Object<'js>> {
     let native = Object::new(ctx.clone())?;
+    let bound = || Bound(slot.clone());
 
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "call",
-        Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>, method: String, target: String, input: String| -> rquickjs::Result<u32> {
-                let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-                bridge
-                    .call(&method, &target, input)
-                    .map_err(|message| Exception::throw_message(&ctx, &message))
-            },
-        )?,
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, method: String, target: String, input: String| {
+            b.try_with(&ctx, |bridge| bridge.call(&method, &target, input))
+        })?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "output",
-        Function::new(ctx.clone(), move |kind: u8, text: String| {
-            if let Some(bridge) = b.get() {
-                bridge.output(kind, text);
-            }
-        })?,
+        Function::new(ctx.clone(), move |kind: u8, text: String| b.with(|bridge| bridge.output(kind, text)))?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "console",
-        Function::new(ctx.clone(), move |line: String| {
-            if let Some(bridge) = b.get() {
-                bridge.console(line);
-            }
-        })?,
+        Function::new(ctx.clone(), move |line: String| b.with(|bridge| bridge.console(line)))?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "timer",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| -> rquickjs::Result<u32> {
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| {
             // The prelude already floors and clamps; this keeps a hostile caller in range.
             let delay = if delay.is_finite() && delay > 0.0 { delay.min(u32::MAX as f64) as u64 } else { 0 };
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            bridge.timer(delay).map_err(|message| Exception::throw_message(&ctx, &message))
+            b.try_with(&ctx, |bridge| bridge.timer(delay))
         })?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "clearTimer",
-        Function::new(ctx.clone(), move |id: u32| {
-            if let Some(bridge) = b.get() {
-                bridge.clear_timer(id);
-            }
-        })?,
+        Function::new(ctx.clone(), move |id: u32| b.with(|bridge| bridge.clear_timer(id)))?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "yieldControl",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, reason: Value<'js>| -> rquickjs::Result<u32> {
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            Ok(bridge.yield_control(optional_string(&reason)))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, reason: Value<'js>| {
+            b.try_with(&ctx, |bridge| Ok(bridge.yield_control(optional_string(&reason))))
         })?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "finish",
-        Function::new(ctx.clone(), move |ok: bool, payload: String| {
-            if let Some(bridge) = b.get() {
-                bridge.finish(ok, payload);
-            }
-        })?,
+        Function::new(ctx.clone(), move |ok: bool, payload: String| b.with(|bridge| bridge.finish(ok, payload)))?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "fail",
-        Function::new(ctx.clone(), move |payload: String| {
-            if let Some(bridge) = b.get() {
-                bridge.fail(payload);
-            }
-        })?,
+        Function::new(ctx.clone(), move |payload: String| b.with(|bridge| bridge.fail(payload)))?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "search",
-        Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>, query: String, limit: u32| -> rquickjs::Result<String> {
-                let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-                bridge
-                    .search(&query, limit)
-                    .map_err(|message| Exception::throw_message(&ctx, &message))
-            },
-        )?,
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, query: String, limit: u32| {
+            b.try_with(&ctx, |bridge| bridge.search(&query, limit))
+        })?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "describe",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<String> {
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            bridge
-                .describe(&name)
-                .map_err(|message| Exception::throw_message(&ctx, &message))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
+            b.try_with(&ctx, |bridge| bridge.describe(&name))
         })?,
     )?;
-
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "toolMeta",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<String> {
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            bridge.tool_meta(&name).map_err(|message| Exception::throw_message(&ctx, &message))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
+            b.try_with(&ctx, |bridge| bridge.tool_meta(&name))
         })?,
     )?;
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "apiList",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| -> rquickjs::Result<String> {
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            Ok(bridge.api_list(&prefix))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
+            b.try_with(&ctx, |bridge| Ok(bridge.api_list(&prefix)))
         })?,
     )?;
-    let b = Bound(slot.clone());
+    let b = bound();
     native.set(
         "apiRead",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| -> rquickjs::Result<String> {
-            let bridge = b.get().ok_or_else(|| Exception::throw_message(&ctx, UNBOUND))?;
-            bridge.api_read(&path).map_err(|message| Exception::throw_message(&ctx, &message))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
+            b.try_with(&ctx, |bridge| bridge.api_read(&path))
         })?,
     )?;
 
