@@ -84,7 +84,8 @@ pub mod messages {
     pub const RESTART_SAFE_INVALID: &str = "restartSafe must be a boolean.";
     pub const RUN_ID_INVALID: &str = "runId must be a non-empty string.";
     pub const RUN_UNAVAILABLE: &str = "code mode run is unavailable or expired.";
-    pub const RUNTIME_BUSY: &str = "code mode runtime is busy: the worker queue is full; retry shortly.";
+    pub const RUNTIME_BUSY: &str =
+        "code mode runtime is busy: the worker queue is full; retry shortly.";
     pub const SESSION_CLOSED: &str = "code mode session is closed.";
 
     pub fn language_disabled(language: &str) -> String {

@@ -50,29 +50,46 @@ fn tool(name: &str) -> ToolSpec {
 fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
     SessionCore::new(
         SessionConfig {
-            scope: Scope { session_id: "s1".into(), session_key: None, agent_id: None, agent_run_id: None },
+            scope: Scope {
+                session_id: "s1".into(),
+                session_key: None,
+                agent_id: None,
+                agent_run_id: None,
+            },
             limits: Limits::from_json(Some(&limits)),
             tools,
             max_tool_calls: None,
         },
-        Arc::new(FakeHost { delay: Duration::from_millis(1) }),
+        Arc::new(FakeHost {
+            delay: Duration::from_millis(1),
+        }),
     )
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
     let (tx, rx) = mpsc::channel();
-    let input = RawExecInput { code: Field::Value(code.into()), ..RawExecInput::default() };
-    session.exec(input, None, Box::new(move |outcome| {
-        let _ = tx.send(outcome);
-    }));
+    let input = RawExecInput {
+        code: Field::Value(code.into()),
+        ..RawExecInput::default()
+    };
+    session.exec(
+        input,
+        None,
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
     rx.recv_timeout(Duration::from_secs(30)).expect("a result")
 }
 
 fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
     let (tx, rx) = mpsc::channel();
-    session.wait(Some(run_id.into()), Box::new(move |outcome| {
-        let _ = tx.send(outcome);
-    }));
+    session.wait(
+        Some(run_id.into()),
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
     rx.recv_timeout(Duration::from_secs(30)).expect("a result")
 }
 
@@ -87,23 +104,40 @@ fn a_trivial_cell_completes_with_its_value() {
 #[test]
 fn output_and_console_are_collected_in_order() {
     let s = session(json!({}), vec![]);
-    let result = exec(&s, "text('a'); console.warn('b', 1); json({x: 1}); return null");
-    assert_eq!(result["output"], json!([{"type":"text","text":"a"},{"type":"text","text":"[warn] b 1"},{"type":"json","value":{"x":1}}]), "{result}");
+    let result = exec(
+        &s,
+        "text('a'); console.warn('b', 1); json({x: 1}); return null",
+    );
+    assert_eq!(
+        result["output"],
+        json!([{"type":"text","text":"a"},{"type":"text","text":"[warn] b 1"},{"type":"json","value":{"x":1}}]),
+        "{result}"
+    );
 }
 
 #[test]
 fn a_tool_call_round_trips() {
     let s = session(json!({}), vec![tool("echo"), tool("broken")]);
     let result = exec(&s, "const r = await echo({a: 1}); let e; try { await broken({}) } catch (err) { e = [err.message, err.code, err.effectStatus] } return [r, e]");
-    assert_eq!(result["value"], json!([{"echo":{"a":1}}, ["disk on fire","tool_error","unknown"]]), "{result}");
+    assert_eq!(
+        result["value"],
+        json!([{"echo":{"a":1}}, ["disk on fire","tool_error","unknown"]]),
+        "{result}"
+    );
     assert_eq!(result["telemetry"]["callCount"], 2);
 }
 
 #[test]
 fn host_ids_in_tool_errors_become_callable_names() {
     let s = session(json!({}), vec![tool("broken-tool")]);
-    let result = exec(&s, "try { await broken_tool({}) } catch (e) { return e.message }");
-    assert_eq!(result["value"], "broken_tool could not reach its server", "{result}");
+    let result = exec(
+        &s,
+        "try { await broken_tool({}) } catch (e) { return e.message }",
+    );
+    assert_eq!(
+        result["value"], "broken_tool could not reach its server",
+        "{result}"
+    );
 }
 
 #[test]
@@ -117,7 +151,10 @@ fn a_spinning_guest_times_out() {
 #[test]
 fn a_slow_tool_parks_and_wait_completes() {
     let s = session(json!({"timeoutMs": 100}), vec![tool("never"), tool("echo")]);
-    let first = exec(&s, "text('before'); await yield_control('pause'); text('after'); return 'done'");
+    let first = exec(
+        &s,
+        "text('before'); await yield_control('pause'); text('after'); return 'done'",
+    );
     assert_eq!(first["status"], "waiting", "{first}");
     assert_eq!(first["reason"], "yield");
     let run_id = first["runId"].as_str().unwrap_or_default().to_string();
@@ -142,7 +179,10 @@ fn unhandled_rejections_fail_the_cell() {
     let s = session(json!({}), vec![]);
     let result = exec(&s, "Promise.reject(new Error('lost')); return 1");
     assert_eq!(result["status"], "failed", "{result}");
-    assert!(result["error"].as_str().unwrap_or_default().starts_with("Error: lost"));
+    assert!(result["error"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("Error: lost"));
 }
 
 #[test]
@@ -158,7 +198,10 @@ fn timing_probe_of_trivial_cells() {
     for _ in 0..n {
         exec(&s, "return 1 + 1");
     }
-    println!("exec round trip: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "exec round trip: {:.1} us",
+        start.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
     let start = std::time::Instant::now();
     for _ in 0..n {
         let rt = rquickjs::Runtime::new().unwrap();
@@ -166,25 +209,44 @@ fn timing_probe_of_trivial_cells() {
         drop(ctx);
         drop(rt);
     }
-    println!("runtime+context: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "runtime+context: {:.1} us",
+        start.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
     let _ = Control::new();
 }
 
 struct NullBridge;
 impl codemode_native::guest::natives::Bridge for NullBridge {
-    fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> { Ok(1) }
+    fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> {
+        Ok(1)
+    }
     fn output(&self, _: u8, _: String) {}
     fn console(&self, _: String) {}
-    fn timer(&self, _: u64) -> Result<u32, String> { Ok(1) }
+    fn timer(&self, _: u64) -> Result<u32, String> {
+        Ok(1)
+    }
     fn clear_timer(&self, _: u32) {}
-    fn yield_control(&self, _: Option<String>) -> u32 { 1 }
+    fn yield_control(&self, _: Option<String>) -> u32 {
+        1
+    }
     fn finish(&self, _: bool, _: String) {}
     fn fail(&self, _: String) {}
-    fn search(&self, _: &str, _: u32) -> Result<String, String> { Ok("[]".into()) }
-    fn describe(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
-    fn tool_meta(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
-    fn api_list(&self, _: &str) -> String { "{}".into() }
-    fn api_read(&self, _: &str) -> Result<String, String> { Ok("{}".into()) }
+    fn search(&self, _: &str, _: u32) -> Result<String, String> {
+        Ok("[]".into())
+    }
+    fn describe(&self, _: &str) -> Result<String, String> {
+        Ok("{}".into())
+    }
+    fn tool_meta(&self, _: &str) -> Result<String, String> {
+        Ok("{}".into())
+    }
+    fn api_list(&self, _: &str) -> String {
+        "{}".into()
+    }
+    fn api_read(&self, _: &str) -> Result<String, String> {
+        Ok("{}".into())
+    }
 }
 
 #[test]
@@ -193,27 +255,54 @@ fn timing_probe_of_phases() {
     use codemode_native::guest::control::Control;
     use codemode_native::guest::vm::{Vm, VmLimits};
     let n = 1000;
-    let limits = VmLimits { memory_bytes: 64 << 20, max_stack_bytes: 1 << 20 };
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        max_stack_bytes: 1 << 20,
+    };
     let t = std::time::Instant::now();
     for _ in 0..n {
         let vm = Vm::blank().ok();
-        if let Some(vm) = &vm { let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#); }
+        if let Some(vm) = &vm {
+            let _ = vm.bind(
+                limits,
+                Arc::new(Control::new()),
+                Arc::new(NullBridge),
+                r#"{"tools":[]}"#,
+            );
+        }
         drop(vm);
     }
-    println!("vm new: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "vm new: {:.1} us",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
     let t = std::time::Instant::now();
     for _ in 0..n {
-        let _ = codemode_native::source::prepare("return 1 + 1", codemode_native::source::Language::JavaScript);
+        let _ = codemode_native::source::prepare(
+            "return 1 + 1",
+            codemode_native::source::Language::JavaScript,
+        );
     }
-    println!("prepare: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "prepare: {:.1} us",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
     let vm = Vm::blank().ok().unwrap();
-    let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+    let _ = vm.bind(
+        limits,
+        Arc::new(Control::new()),
+        Arc::new(NullBridge),
+        r#"{"tools":[]}"#,
+    );
     let t = std::time::Instant::now();
     for _ in 0..n {
         let _ = vm.start("return 1 + 1", "user.js");
         vm.drain_jobs(&Control::new());
     }
-    println!("start+drain: {:.1} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "start+drain: {:.1} us",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
 }
 
 #[test]
@@ -221,11 +310,19 @@ fn typescript_error_frames_point_at_the_lines_the_user_wrote() {
     let s = session(json!({}), vec![]);
     let (tx, rx) = mpsc::channel();
     let input = RawExecInput {
-        code: Field::Value("\ninterface A { x: number }\n    const a: A = { x: 1 };\n\n    foo(a);".into()),
+        code: Field::Value(
+            "\ninterface A { x: number }\n    const a: A = { x: 1 };\n\n    foo(a);".into(),
+        ),
         language: Field::Value("typescript".into()),
         ..RawExecInput::default()
     };
-    s.exec(input, None, Box::new(move |o| { let _ = tx.send(o); }));
+    s.exec(
+        input,
+        None,
+        Box::new(move |o| {
+            let _ = tx.send(o);
+        }),
+    );
     let result = rx.recv_timeout(Duration::from_secs(30)).expect("a result");
     let error = result["error"].as_str().unwrap_or_default();
     assert!(error.contains("user.ts:5:5"), "{error}");
@@ -234,7 +331,15 @@ fn typescript_error_frames_point_at_the_lines_the_user_wrote() {
 fn rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0)))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse()
+                    .unwrap_or(0)
+            })
+        })
         .unwrap_or(0)
 }
 
@@ -251,23 +356,42 @@ fn leak_probe() {
     {
         use codemode_native::guest::control::Control;
         use codemode_native::guest::vm::VmLimits;
-        let limits = VmLimits { memory_bytes: 64 << 20, max_stack_bytes: 1 << 20 };
+        let limits = VmLimits {
+            memory_bytes: 64 << 20,
+            max_stack_bytes: 1 << 20,
+        };
         let before = rss_kb();
         for _ in 0..3000 {
             let vm = Vm::blank().ok().unwrap();
-            let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+            let _ = vm.bind(
+                limits,
+                Arc::new(Control::new()),
+                Arc::new(NullBridge),
+                r#"{"tools":[]}"#,
+            );
             drop(vm);
         }
-        println!("blank+bind+drop: {} KB growth", rss_kb() as i64 - before as i64);
+        println!(
+            "blank+bind+drop: {} KB growth",
+            rss_kb() as i64 - before as i64
+        );
         let before = rss_kb();
         for _ in 0..3000 {
             let vm = Vm::blank().ok().unwrap();
-            let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(NullBridge), r#"{"tools":[]}"#);
+            let _ = vm.bind(
+                limits,
+                Arc::new(Control::new()),
+                Arc::new(NullBridge),
+                r#"{"tools":[]}"#,
+            );
             let _ = vm.start("return 1", "user.js");
             vm.drain_jobs(&Control::new());
             drop(vm);
         }
-        println!("blank+bind+start+drop: {} KB growth", rss_kb() as i64 - before as i64);
+        println!(
+            "blank+bind+start+drop: {} KB growth",
+            rss_kb() as i64 - before as i64
+        );
     }
     let s = session(json!({}), vec![]);
     let before = rss_kb();
@@ -275,7 +399,11 @@ fn leak_probe() {
         exec(&s, "return 1");
     }
     std::thread::sleep(Duration::from_millis(500));
-    println!("exec: {} KB growth, live VMs {}", rss_kb() as i64 - before as i64, codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed));
+    println!(
+        "exec: {} KB growth, live VMs {}",
+        rss_kb() as i64 - before as i64,
+        codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 #[test]
@@ -286,24 +414,38 @@ fn timing_probe_of_a_large_catalog() {
     let t = std::time::Instant::now();
     let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     println!("parse: {:?}", t.elapsed());
-    let tools: Vec<ToolSpec> = value["tools"].as_array().cloned().unwrap_or_default().into_iter().map(|t| ToolSpec {
-        name: t["name"].as_str().unwrap_or("").into(),
-        description: t["description"].as_str().unwrap_or("").into(),
-        label: None,
-        parameters: t.get("parameters").cloned(),
-        output_schema: t.get("outputSchema").cloned().filter(|v| !v.is_null()),
-        source: Source::Openclaw,
-        direct_only: false,
-        replay_safe: false,
-        control: false,
-    }).collect();
+    let tools: Vec<ToolSpec> = value["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| ToolSpec {
+            name: t["name"].as_str().unwrap_or("").into(),
+            description: t["description"].as_str().unwrap_or("").into(),
+            label: None,
+            parameters: t.get("parameters").cloned(),
+            output_schema: t.get("outputSchema").cloned().filter(|v| !v.is_null()),
+            source: Source::Openclaw,
+            direct_only: false,
+            replay_safe: false,
+            control: false,
+        })
+        .collect();
     let t = std::time::Instant::now();
     let catalog = Catalog::build(tools.clone(), &[]);
-    println!("catalog build: {:?} ({} entries)", t.elapsed(), catalog.len());
+    println!(
+        "catalog build: {:?} ({} entries)",
+        t.elapsed(),
+        catalog.len()
+    );
     let t = std::time::Instant::now();
     let s = session(json!({}), tools);
     println!("session new: {:?}", t.elapsed());
     let t = std::time::Instant::now();
     let m = s.model_tools();
-    println!("model tools: {:?} ({} bytes)", t.elapsed(), m.to_string().len());
+    println!(
+        "model tools: {:?} ({} bytes)",
+        t.elapsed(),
+        m.to_string().len()
+    );
 }

@@ -4,7 +4,9 @@
 
 use crate::engine::host::{Host, HostCall, HostFailure, Reply};
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::threadsafe_function::{
+    ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
+};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -120,12 +122,14 @@ impl JsHost {
 impl Host for JsHost {
     fn call_tool(&self, call: HostCall, reply: Reply) {
         let token = self.pending.insert(reply);
-        let status = self
-            .invoke
-            .call(HostCallJob { call, token }, ThreadsafeFunctionCallMode::NonBlocking);
+        let status = self.invoke.call(
+            HostCallJob { call, token },
+            ThreadsafeFunctionCallMode::NonBlocking,
+        );
         if status != Status::Ok {
             // Node is shutting down (or the env is gone): fail the call instead of hanging.
-            self.pending.complete(token, false, "code mode host is unavailable".into());
+            self.pending
+                .complete(token, false, "code mode host is unavailable".into());
         }
     }
 

@@ -44,7 +44,11 @@ impl From<ToolJson> for ToolSpec {
             label: tool.label,
             parameters: tool.parameters,
             output_schema: tool.output_schema,
-            source: if tool.source == "client" { Source::Client } else { Source::Openclaw },
+            source: if tool.source == "client" {
+                Source::Client
+            } else {
+                Source::Openclaw
+            },
             direct_only: tool.direct_only,
             replay_safe: tool.replay_safe,
             control: false,
@@ -54,23 +58,28 @@ impl From<ToolJson> for ToolSpec {
 
 /// The session config and whether the host wants trajectory events.
 pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
-    let options: OptionsJson = serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
+    let options: OptionsJson =
+        serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
     let events = options.events;
-    Ok((SessionConfig {
-        scope: Scope {
-            session_id: options.session_id,
-            session_key: options.session_key,
-            agent_id: options.agent_id,
-            agent_run_id: options.agent_run_id,
+    Ok((
+        SessionConfig {
+            scope: Scope {
+                session_id: options.session_id,
+                session_key: options.session_key,
+                agent_id: options.agent_id,
+                agent_run_id: options.agent_run_id,
+            },
+            limits: Limits::from_json(options.limits.as_ref()),
+            tools: options.tools.into_iter().map(ToolSpec::from).collect(),
+            max_tool_calls: None,
         },
-        limits: Limits::from_json(options.limits.as_ref()),
-        tools: options.tools.into_iter().map(ToolSpec::from).collect(),
-        max_tool_calls: None,
-    }, events))
+        events,
+    ))
 }
 
 pub fn parse_tool_specs(json: &str) -> Result<Vec<ToolSpec>, String> {
-    let tools: Vec<ToolJson> = serde_json::from_str(json).map_err(|e| format!("invalid tool definitions: {e}"))?;
+    let tools: Vec<ToolJson> =
+        serde_json::from_str(json).map_err(|e| format!("invalid tool definitions: {e}"))?;
     Ok(tools.into_iter().map(ToolSpec::from).collect())
 }
 
@@ -84,7 +93,10 @@ fn string_field(field: Option<FieldJson>) -> Field<String> {
     match field {
         None => Field::Absent,
         Some(f) if f.kind == "absent" => Field::Absent,
-        Some(FieldJson { kind, value: Some(Value::String(s)) }) if kind == "string" => Field::Value(s),
+        Some(FieldJson {
+            kind,
+            value: Some(Value::String(s)),
+        }) if kind == "string" => Field::Value(s),
         Some(_) => Field::Invalid,
     }
 }
@@ -93,7 +105,10 @@ fn bool_field(field: Option<FieldJson>) -> Field<bool> {
     match field {
         None => Field::Absent,
         Some(f) if f.kind == "absent" => Field::Absent,
-        Some(FieldJson { kind, value: Some(Value::Bool(b)) }) if kind == "boolean" => Field::Value(b),
+        Some(FieldJson {
+            kind,
+            value: Some(Value::Bool(b)),
+        }) if kind == "boolean" => Field::Value(b),
         Some(_) => Field::Invalid,
     }
 }

@@ -13,29 +13,46 @@ use serde_json::{json, Value};
 )]
 pub fn configure_code_mode_runtime(options: Value) -> Result<()> {
     if let Some(threads) = options.get("workerThreads").filter(|v| !v.is_null()) {
-        let threads = threads
-            .as_u64()
-            .ok_or_else(|| Error::new(Status::InvalidArg, "workerThreads must be a positive integer"))?;
+        let threads = threads.as_u64().ok_or_else(|| {
+            Error::new(
+                Status::InvalidArg,
+                "workerThreads must be a positive integer",
+            )
+        })?;
         pool::configure(threads as usize).map_err(|e| Error::new(Status::InvalidArg, e))?;
     }
     if let Some(max) = options.get("maxSuspendedRuns").filter(|v| !v.is_null()) {
         let max = max
             .as_u64()
             .filter(|m| (1..=10_000).contains(m))
-            .ok_or_else(|| Error::new(Status::InvalidArg, "maxSuspendedRuns must be an integer from 1 to 10000"))?;
+            .ok_or_else(|| {
+                Error::new(
+                    Status::InvalidArg,
+                    "maxSuspendedRuns must be an integer from 1 to 10000",
+                )
+            })?;
         store::global().set_max(max as usize);
     }
     Ok(())
 }
 
 /// Strips TypeScript types from a cell (oxc); errors are returned as data.
-#[napi(js_name = "transformTypeScript", ts_return_type = "{ code: string } | { error: string; line: number; column: number }")]
+#[napi(
+    js_name = "transformTypeScript",
+    ts_return_type = "{ code: string } | { error: string; line: number; column: number }"
+)]
 pub fn transform_typescript(code: String) -> Value {
     match crate::source::typescript::transform_typescript(&code) {
         Ok(js) => json!({ "code": js }),
-        Err(SourceError::Syntax { line, column, message }) => {
+        Err(SourceError::Syntax {
+            line,
+            column,
+            message,
+        }) => {
             json!({ "error": message, "line": line, "column": column })
         }
-        Err(other) => json!({ "error": other.message(crate::source::Language::TypeScript), "line": 0, "column": 0 }),
+        Err(other) => {
+            json!({ "error": other.message(crate::source::Language::TypeScript), "line": 0, "column": 0 })
+        }
     }
 }

@@ -31,14 +31,24 @@ struct ScriptOptions {
     ts_args_type = "code: string, options: CodeModeSessionOptions & { language?: \"javascript\" | \"typescript\"; wallClockMs?: number; maxToolCalls?: number; signal?: AbortSignal }",
     ts_return_type = "Promise<CodeModeResult>"
 )]
-pub fn run_code_mode_script<'env>(env: &'env Env, code: String, options: Unknown<'env>) -> Result<Object<'env>> {
+pub fn run_code_mode_script<'env>(
+    env: &'env Env,
+    code: String,
+    options: Unknown<'env>,
+) -> Result<Object<'env>> {
     let (script, session) = {
         let session = CodeModeSession::build(env, options, |_| {})?;
         let read: Function<Unknown, String> = glue_fn(&session.glue(env)?, "readScriptOptions")?;
         let script: ScriptOptions = serde_json::from_str(&read.call(options)?).unwrap_or_default();
         drop(session);
-        let wall = script.wall_clock_ms.unwrap_or(DEFAULT_WALL_CLOCK_MS).min(MAX_WALL_CLOCK_MS);
-        let calls = script.max_tool_calls.unwrap_or(DEFAULT_TOOL_CALLS).min(MAX_TOOL_CALLS);
+        let wall = script
+            .wall_clock_ms
+            .unwrap_or(DEFAULT_WALL_CLOCK_MS)
+            .min(MAX_WALL_CLOCK_MS);
+        let calls = script
+            .max_tool_calls
+            .unwrap_or(DEFAULT_TOOL_CALLS)
+            .min(MAX_TOOL_CALLS);
         let session = CodeModeSession::build(env, options, |config| {
             config.limits.timeout_ms = wall;
             config.max_tool_calls = Some(calls);

@@ -15,6 +15,15 @@ use std::sync::Arc;
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
 
+/// `glue.onAbort(options, listener)`.
+type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>)>;
+/// `createHost(done, pauseBudget, resumeBudget)`.
+type GlueFactoryArgs<'a> = FnArgs<(
+    Function<'a, (), ()>,
+    Function<'a, (), ()>,
+    Function<'a, (), ()>,
+)>;
+
 /// A code-mode session: a catalog of host tools and the runs (cells) that call them.
 #[napi(custom_finalize)]
 pub struct CodeModeSession {
@@ -47,13 +56,16 @@ impl CodeModeSession {
         let pending = Arc::new(PendingReplies::default());
         let glue = create_glue(env, &pending)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
-        let (mut config, events) = parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
+        let (mut config, events) =
+            parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
         adjust(&mut config);
         let host = JsHost::new(&glue, pending, events)?;
         let session_id = config.scope.session_id.clone();
         let core = SessionCore::new(config, Arc::new(host));
         let emit = if events {
-            Some(Arc::new(glue_fn::<String, ()>(&glue, "emit")?.create_ref()?))
+            Some(Arc::new(
+                glue_fn::<String, ()>(&glue, "emit")?.create_ref()?,
+            ))
         } else {
             None
         };
@@ -71,8 +83,14 @@ impl CodeModeSession {
 
     /// Throws the documented `invalid_input` error (built by the glue, so `err.code` is set).
     fn throw_invalid(&self, env: &Env, message: &str) -> Error {
-        match self.glue(env).and_then(|glue| glue_fn::<String, ()>(&glue, "fail")) {
-            Ok(fail) => fail.call(message.to_string()).err().unwrap_or_else(|| invalid_input(message)),
+        match self
+            .glue(env)
+            .and_then(|glue| glue_fn::<String, ()>(&glue, "fail"))
+        {
+            Ok(fail) => fail
+                .call(message.to_string())
+                .err()
+                .unwrap_or_else(|| invalid_input(message)),
             Err(error) => error,
         }
     }
@@ -120,16 +138,27 @@ impl CodeModeSession {
     }
 
     /// Emits `run_status: running` for a cell that just started or resumed.
-    fn emit_running(&self, env: &Env, cell: &Option<Arc<Cell>>, slot: &std::sync::OnceLock<String>) -> Result<()> {
+    fn emit_running(
+        &self,
+        env: &Env,
+        cell: &Option<Arc<Cell>>,
+        slot: &std::sync::OnceLock<String>,
+    ) -> Result<()> {
         let (Some(emit), Some(cell)) = (&self.emit, cell) else {
             return Ok(());
         };
         let _ = slot.set(cell.run_id.clone());
-        let event = serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
+        let event =
+            serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
         emit.borrow_back(env)?.call(event.to_string())
     }
 
-    pub(super) fn watch_abort(&self, env: &Env, options: &Option<Unknown>, cell: Option<Arc<Cell>>) -> Result<()> {
+    pub(super) fn watch_abort(
+        &self,
+        env: &Env,
+        options: &Option<Unknown>,
+        cell: Option<Arc<Cell>>,
+    ) -> Result<()> {
         let (Some(options), Some(cell)) = (options, cell) else {
             return Ok(());
         };
@@ -140,13 +169,15 @@ impl CodeModeSession {
             }
             Ok(())
         })?;
-        let on_abort: Function<FnArgs<(Unknown, Function<(), ()>)>, ()> =
-            glue_fn(&self.glue(env)?, "onAbort")?;
+        let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
         on_abort.call(FnArgs::from((*options, listener)))
     }
 
     fn aborted_result(&self) -> Value {
-        crate::engine::result::early_failure(&crate::error::CodeModeError::aborted(), self.core.telemetry())
+        crate::engine::result::early_failure(
+            &crate::error::CodeModeError::aborted(),
+            self.core.telemetry(),
+        )
     }
 }
 
@@ -170,7 +201,12 @@ impl CodeModeSession {
         ts_args_type = "input: CodeModeExecInput | unknown, options?: CallOptions",
         ts_return_type = "Promise<CodeModeResult>"
     )]
-    pub fn exec<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
+    pub fn exec<'env>(
+        &self,
+        env: &'env Env,
+        input: Unknown,
+        options: Option<Unknown>,
+    ) -> Result<Object<'env>> {
         if self.core.is_closed() {
             return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
         }
@@ -194,7 +230,12 @@ impl CodeModeSession {
         ts_args_type = "input: { runId: string } | unknown, options?: CallOptions",
         ts_return_type = "Promise<CodeModeResult>"
     )]
-    pub fn wait<'env>(&self, env: &'env Env, input: Unknown, options: Option<Unknown>) -> Result<Object<'env>> {
+    pub fn wait<'env>(
+        &self,
+        env: &'env Env,
+        input: Unknown,
+        options: Option<Unknown>,
+    ) -> Result<Object<'env>> {
         if self.core.is_closed() {
             return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
         }
@@ -247,7 +288,9 @@ impl CodeModeSession {
     }
 
     /// Extension: ids and ages of this session's parked runs.
-    #[napi(ts_return_type = "Array<{ runId: string; reason: string; pending: number; parkedMs: number; bytes: number }>")]
+    #[napi(
+        ts_return_type = "Array<{ runId: string; reason: string; pending: number; parkedMs: number; bytes: number }>"
+    )]
     pub fn runs(&self) -> Value {
         let runs: Vec<Value> = self
             .core
@@ -271,7 +314,11 @@ impl CodeModeSession {
 }
 
 impl CodeModeSession {
-    fn read_call_options(&self, env: &Env, options: &Option<Unknown>) -> Result<super::options::CallOptions> {
+    fn read_call_options(
+        &self,
+        env: &Env,
+        options: &Option<Unknown>,
+    ) -> Result<super::options::CallOptions> {
         let Some(options) = options else {
             return Ok(super::options::CallOptions::default());
         };
@@ -292,8 +339,7 @@ impl ObjectFinalize for CodeModeSession {
 
 /// Compiles the host glue and wires its three Rust callbacks.
 fn create_glue<'env>(env: &'env Env, pending: &Arc<PendingReplies>) -> Result<Object<'env>> {
-    let factory: Function<FnArgs<(Function<(), ()>, Function<(), ()>, Function<(), ()>)>, Object> =
-        env.run_script(HOST_GLUE)?;
+    let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
     let done_pending = pending.clone();
     let done = env.create_function_from_closure("done", move |ctx| {
         let token: u32 = ctx.get(0)?;

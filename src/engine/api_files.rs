@@ -8,7 +8,11 @@ use serde_json::{json, Value};
 pub fn normalize(path: &str) -> Result<String, String> {
     let trimmed = path.trim();
     let trimmed = trimmed.strip_prefix('/').unwrap_or(trimmed);
-    if trimmed.is_empty() || trimmed.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
+    if trimmed.is_empty()
+        || trimmed
+            .split('/')
+            .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
         return Err("invalid API file path".to_string());
     }
     Ok(trimmed.to_string())
@@ -26,7 +30,8 @@ fn description(entry: &CatalogEntry) -> String {
 
 fn file_json(path: String, entry: &CatalogEntry, with_content: bool) -> Value {
     let content = tool_dts(entry);
-    let mut file = json!({ "path": path, "description": description(entry), "bytes": content.len() });
+    let mut file =
+        json!({ "path": path, "description": description(entry), "bytes": content.len() });
     if with_content {
         if let Some(map) = file.as_object_mut() {
             map.insert("content".into(), json!(content));
@@ -66,8 +71,19 @@ mod tests {
 
     #[test]
     fn dot_segments_and_empty_paths_are_invalid() {
-        for bad in ["", "  ", "/", "tools//x.d.ts", "tools/../x", "./tools/x.d.ts"] {
-            assert_eq!(normalize(bad), Err("invalid API file path".to_string()), "{bad:?}");
+        for bad in [
+            "",
+            "  ",
+            "/",
+            "tools//x.d.ts",
+            "tools/../x",
+            "./tools/x.d.ts",
+        ] {
+            assert_eq!(
+                normalize(bad),
+                Err("invalid API file path".to_string()),
+                "{bad:?}"
+            );
         }
         assert_eq!(normalize(" /tools/a.d.ts "), Ok("tools/a.d.ts".to_string()));
     }

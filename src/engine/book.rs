@@ -28,8 +28,15 @@ pub enum Completion {
 
 /// Work waiting for an in-flight slot.
 enum Queued {
-    Tool { bridge_id: u32, call: HostCall, contracts: Arc<ToolContracts> },
-    Timer { id: u32, delay_ms: u64 },
+    Tool {
+        bridge_id: u32,
+        call: HostCall,
+        contracts: Arc<ToolContracts>,
+    },
+    Timer {
+        id: u32,
+        delay_ms: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -108,7 +115,10 @@ impl RunBook {
             .map(|(id, call)| (*id, call.tool_name.clone()))
             .collect();
         for queued in &self.queue {
-            if let Queued::Tool { bridge_id, call, .. } = queued {
+            if let Queued::Tool {
+                bridge_id, call, ..
+            } = queued
+            {
                 pending.push((*bridge_id, call.tool_name.clone()));
             }
         }
@@ -126,12 +136,17 @@ impl RunBook {
 
     /// Marks a host reply as delivered; false if the call is unknown (cancelled, or a
     /// late duplicate), in which case the reply must not reach the guest.
-    pub fn settle_call(&mut self, bridge_id: u32, outcome: &Result<String, super::host::HostFailure>) -> bool {
+    pub fn settle_call(
+        &mut self,
+        bridge_id: u32,
+        outcome: &Result<String, super::host::HostFailure>,
+    ) -> bool {
         let Some(call) = self.calls.remove(&bridge_id) else {
             return false;
         };
         if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
-            record.duration_ms = Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
+            record.duration_ms =
+                Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
             match outcome {
                 Ok(json) => {
                     record.status = "ok";
@@ -216,7 +231,11 @@ impl CellBridge {
                 }
             };
             match next {
-                Queued::Tool { bridge_id, call, contracts } => self.dispatch(bridge_id, call, &contracts),
+                Queued::Tool {
+                    bridge_id,
+                    call,
+                    contracts,
+                } => self.dispatch(bridge_id, call, &contracts),
                 Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
             }
         }
@@ -254,11 +273,14 @@ impl CellBridge {
     fn start_timer(&self, id: u32, delay_ms: u64) {
         self.book.lock().timers.insert(id, None);
         let cell = self.cell.clone();
-        let key = timer::schedule(Instant::now() + Duration::from_millis(delay_ms), move || {
-            if let Some(cell) = cell.upgrade() {
-                cell.push(Event::Timer { id });
-            }
-        });
+        let key = timer::schedule(
+            Instant::now() + Duration::from_millis(delay_ms),
+            move || {
+                if let Some(cell) = cell.upgrade() {
+                    cell.push(Event::Timer { id });
+                }
+            },
+        );
         if let Some(slot) = self.book.lock().timers.get_mut(&id) {
             *slot = Some(key);
         }
@@ -269,7 +291,11 @@ impl CellBridge {
         if book.in_flight() < book.max_pending && book.queue.is_empty() {
             drop(book);
             match item {
-                Queued::Tool { bridge_id, call, contracts } => self.dispatch(bridge_id, call, &contracts),
+                Queued::Tool {
+                    bridge_id,
+                    call,
+                    contracts,
+                } => self.dispatch(bridge_id, call, &contracts),
                 Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
             }
             return Ok(());
@@ -280,8 +306,9 @@ impl CellBridge {
                 book.queue.len() + 1,
                 book.max_pending
             );
-            book.fatal
-                .get_or_insert_with(|| CodeModeError::new(ErrorCode::InvalidInput, message.clone()));
+            book.fatal.get_or_insert_with(|| {
+                CodeModeError::new(ErrorCode::InvalidInput, message.clone())
+            });
             return Err(message);
         }
         book.queue.push_back(item);
@@ -293,7 +320,9 @@ impl CellBridge {
     fn emit_output(&self, entry: &OutputEntry) {
         self.session.emit(|| {
             let entry = match entry {
-                OutputEntry::Text(text) => serde_json::json!({ "type": "text", "text": super::trajectory::preview(text) }),
+                OutputEntry::Text(text) => {
+                    serde_json::json!({ "type": "text", "text": super::trajectory::preview(text) })
+                }
                 OutputEntry::Json(value) => serde_json::json!({ "type": "json", "value": value }),
             };
             serde_json::json!({ "type": "output", "runId": self.run_id, "entry": entry })
@@ -320,9 +349,11 @@ impl Bridge for CellBridge {
             let mut book = self.book.lock();
             if let Some(max) = self.session.max_tool_calls() {
                 if u64::from(book.next_call_seq) >= max {
-                    let message = format!("code mode script exceeded its tool-call budget of {max} calls.");
-                    book.fatal
-                        .get_or_insert_with(|| CodeModeError::new(ErrorCode::ToolBudgetExceeded, message.clone()));
+                    let message =
+                        format!("code mode script exceeded its tool-call budget of {max} calls.");
+                    book.fatal.get_or_insert_with(|| {
+                        CodeModeError::new(ErrorCode::ToolBudgetExceeded, message.clone())
+                    });
                     return Err(message);
                 }
             }
@@ -339,7 +370,11 @@ impl Bridge for CellBridge {
             callable_name: tool.callable_name,
             input_json,
         };
-        self.enqueue_or_run(Queued::Tool { bridge_id, call, contracts: tool.contracts })?;
+        self.enqueue_or_run(Queued::Tool {
+            bridge_id,
+            call,
+            contracts: tool.contracts,
+        })?;
         Ok(bridge_id)
     }
 
@@ -445,4 +480,3 @@ impl Bridge for CellBridge {
         self.session.api_read(path)
     }
 }
-

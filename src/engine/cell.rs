@@ -90,7 +90,7 @@ impl Cell {
             limits.max_pending_tool_calls as usize,
         )));
         let language = source.language;
-        let cell = Arc::new(Cell {
+        Arc::new(Cell {
             run_id,
             session,
             control: Arc::new(Control::new()),
@@ -109,8 +109,7 @@ impl Cell {
             position_map: std::sync::OnceLock::new(),
             language,
             parent_call_id,
-        });
-        cell
+        })
     }
 
     pub fn control(&self) -> Arc<Control> {
@@ -123,7 +122,12 @@ impl Cell {
 
     /// Starts (first exec) or resumes (wait) the cell with a fresh budget. Returns false
     /// if the cell is already being run by someone else.
-    pub fn begin_call(self: &Arc<Self>, budget: Duration, responder: Responder, first: bool) -> Result<(), Responder> {
+    pub fn begin_call(
+        self: &Arc<Self>,
+        budget: Duration,
+        responder: Responder,
+        first: bool,
+    ) -> Result<(), Responder> {
         {
             // Responder, deadline and `running` change together under the state lock, which
             // every turn holds: a turn sees either none of a new call or all of it (a turn
@@ -149,7 +153,10 @@ impl Cell {
         if first {
             self.scheduled.store(true, Ordering::SeqCst);
             let cell = self.clone();
-            if pool::global().submit_start(Box::new(move || cell.turn())).is_err() {
+            if pool::global()
+                .submit_start(Box::new(move || cell.turn()))
+                .is_err()
+            {
                 self.scheduled.store(false, Ordering::SeqCst);
                 self.finish(Err(CodeModeError::new(
                     ErrorCode::RuntimeUnavailable,
@@ -224,7 +231,9 @@ impl Cell {
         }
         let mut guest_started = turn_started;
         let verdict = loop {
-            let Phase::Live(vm) = &state.phase else { return };
+            let Phase::Live(vm) = &state.phase else {
+                return;
+            };
             self.apply_events(vm);
             vm.drain_jobs(&self.control);
             let verdict = self.verdict(vm);
@@ -272,8 +281,13 @@ impl Cell {
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
         let vm = super::warm::take().map_err(|e| start_error(e, self.language))?;
-        vm.bind(vm_limits, self.control.clone(), bridge, &self.session.prelude_config())
-            .map_err(|e| start_error(e, self.language))?;
+        vm.bind(
+            vm_limits,
+            self.control.clone(),
+            bridge,
+            &self.session.prelude_config(),
+        )
+        .map_err(|e| start_error(e, self.language))?;
         match vm.start(&js, self.language.user_file()) {
             Ok(()) => Ok(vm),
             // Interrupted while running synchronously: the turn's verdict reports it.
@@ -298,10 +312,12 @@ impl Cell {
                             call.map(|c| (c.tool_name.clone(), c.callable_name.clone())),
                         )
                     };
-                    let outcome = self.admit_result(tool_index, outcome).map_err(|failure| match &names {
-                        Some((host, callable)) => hide_host_id(failure, host, callable),
-                        None => failure,
-                    });
+                    let outcome =
+                        self.admit_result(tool_index, outcome)
+                            .map_err(|failure| match &names {
+                                Some((host, callable)) => hide_host_id(failure, host, callable),
+                                None => failure,
+                            });
                     let known = self.book.lock().settle_call(bridge_id, &outcome);
                     if known {
                         match &outcome {
@@ -439,7 +455,8 @@ impl Cell {
         }
         let memory = text.contains("out of memory")
             || text.contains("string too long")
-            || (near_limit && (text.starts_with("Uncaught null") || text.starts_with("Uncaught exception")));
+            || (near_limit
+                && (text.starts_with("Uncaught null") || text.starts_with("Uncaught exception")));
         if memory {
             return CodeModeError::internal(format!(
                 "{text} (code mode cell ran out of memory: its limit is {limit} bytes)"
@@ -473,9 +490,7 @@ impl Cell {
         }
         self.session.forget(&self.run_id);
         if let Some(responder) = responder {
-            let outcome = self
-                .session
-                .outcome_final(&self.book, result, &metrics);
+            let outcome = self.session.outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
         if let Phase::Live(vm) = retired {
@@ -512,7 +527,10 @@ impl Cell {
         };
         self.cancel_deadline();
         if let Some(responder) = responder {
-            responder(self.session.outcome_waiting(&self.book, &self.run_id, reason, &metrics));
+            responder(
+                self.session
+                    .outcome_waiting(&self.book, &self.run_id, reason, &metrics),
+            );
         }
         // Events that raced with parking stay buffered for the next wait.
     }
@@ -534,8 +552,14 @@ impl Cell {
 /// Host ids never reach the guest (SPEC §5): a host id that is not an identifier (such as
 /// `llm-task`) is replaced by the callable name in a failure's text. Identifier-like ids
 /// are left alone: replacing `delete` would also rewrite ordinary words.
-fn hide_host_id(mut failure: super::host::HostFailure, host: &str, callable: &str) -> super::host::HostFailure {
-    let is_identifier = host.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+fn hide_host_id(
+    mut failure: super::host::HostFailure,
+    host: &str,
+    callable: &str,
+) -> super::host::HostFailure {
+    let is_identifier = host
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if !is_identifier && !host.is_empty() && host != callable {
         failure.message = failure.message.replace(host, callable);
     }
@@ -554,14 +578,19 @@ enum Verdict {
 
 fn start_error(error: StartError, language: Language) -> CodeModeError {
     match error {
-        StartError::Syntax { message, line, column } => CodeModeError::invalid_input(
-            crate::source::syntax_message(language, line, column, &message),
+        StartError::Syntax {
+            message,
+            line,
+            column,
+        } => CodeModeError::invalid_input(crate::source::syntax_message(
+            language, line, column, &message,
+        )),
+        StartError::Runtime(detail) if detail.contains("out of memory") => CodeModeError::internal(
+            format!("code mode runtime ran out of memory while starting: {detail}"),
         ),
-        StartError::Runtime(detail) if detail.contains("out of memory") => {
-            CodeModeError::internal(format!("code mode runtime ran out of memory while starting: {detail}"))
-        }
-        StartError::Runtime(detail) => {
-            CodeModeError::new(ErrorCode::RuntimeUnavailable, format!("code mode runtime could not start: {detail}"))
-        }
+        StartError::Runtime(detail) => CodeModeError::new(
+            ErrorCode::RuntimeUnavailable,
+            format!("code mode runtime could not start: {detail}"),
+        ),
     }
 }

@@ -35,7 +35,12 @@ pub struct ToolContracts {
 
 impl ToolContracts {
     /// Contracts for a tool; client tools (untrusted schemas) get none.
-    pub fn new(tool_name: &str, trusted: bool, parameters: Option<&Value>, output_schema: Option<&Value>) -> Self {
+    pub fn new(
+        tool_name: &str,
+        trusted: bool,
+        parameters: Option<&Value>,
+        output_schema: Option<&Value>,
+    ) -> Self {
         let (input, output) = if trusted {
             (Schema::compile(parameters), Schema::compile(output_schema))
         } else {
@@ -59,7 +64,10 @@ impl ToolContracts {
         match &self.input {
             Schema::None => Ok(()),
             Schema::Invalid => Err(HostFailure {
-                message: format!("Tool \"{}\" has an invalid parameters schema.", self.tool_name),
+                message: format!(
+                    "Tool \"{}\" has an invalid parameters schema.",
+                    self.tool_name
+                ),
                 code: "input_contract",
             }),
             Schema::Valid(validator) => {
@@ -118,7 +126,11 @@ pub struct ContractCache {
 }
 
 impl ContractCache {
-    pub fn get_or_compile(&self, host_index: usize, compile: impl FnOnce() -> ToolContracts) -> Arc<ToolContracts> {
+    pub fn get_or_compile(
+        &self,
+        host_index: usize,
+        compile: impl FnOnce() -> ToolContracts,
+    ) -> Arc<ToolContracts> {
         if let Some(found) = self.compiled.lock().get(&host_index) {
             return found.clone();
         }
@@ -143,7 +155,8 @@ mod tests {
 
     #[test]
     fn input_that_breaks_the_schema_is_refused() {
-        let schema = json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]});
+        let schema =
+            json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]});
         let contracts = ToolContracts::new("t", true, Some(&schema), None);
         assert!(contracts.check_input(r#"{"a":1}"#).is_ok());
         let failure = contracts.check_input(r#"{"a":"x"}"#).err();
@@ -157,7 +170,10 @@ mod tests {
         let failure = contracts.check_output(r#"{"secret":"hunter2"}"#).err();
         assert_eq!(
             failure.map(|f| f.message),
-            Some("Tool \"lookup\" returned details that do not match its declared outputSchema.".to_string())
+            Some(
+                "Tool \"lookup\" returned details that do not match its declared outputSchema."
+                    .to_string()
+            )
         );
     }
 
@@ -166,7 +182,10 @@ mod tests {
         let schema = json!({"type": 12});
         let contracts = ToolContracts::new("bad", true, None, Some(&schema));
         let failure = contracts.check_input("{}").err();
-        assert_eq!(failure.map(|f| f.message), Some("Tool \"bad\" has an invalid outputSchema.".to_string()));
+        assert_eq!(
+            failure.map(|f| f.message),
+            Some("Tool \"bad\" has an invalid outputSchema.".to_string())
+        );
     }
 
     #[test]

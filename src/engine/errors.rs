@@ -72,12 +72,18 @@ fn rebase_frame(line: &str, user_file: &str, map: PositionMapper<'_>) -> Option<
     let Some(column_text) = rest.strip_prefix(':') else {
         return Some(line.to_string());
     };
-    let column_digits: String = column_text.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let column_digits: String = column_text
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     let column: u32 = column_digits.parse().ok()?;
     let tail = &column_text[column_digits.len()..];
     let column = crate::guest::vm::user_column(line_number, column);
     let (line_number, column) = map(line_number, column);
-    Some(format!("{}{marker}{line_number}:{column}{tail}", &line[..start]))
+    Some(format!(
+        "{}{marker}{line_number}:{column}{tail}",
+        &line[..start]
+    ))
 }
 
 #[cfg(test)]
@@ -95,8 +101,12 @@ mod tests {
 
     #[test]
     fn require_reference_errors_become_module_access() {
-        let payload = r#"{"message":"ReferenceError: require is not defined","stack":"","code":null}"#;
-        assert_eq!(guest_error_text(payload, "user.js"), "code mode module access is disabled.");
+        let payload =
+            r#"{"message":"ReferenceError: require is not defined","stack":"","code":null}"#;
+        assert_eq!(
+            guest_error_text(payload, "user.js"),
+            "code mode module access is disabled."
+        );
     }
 
     #[test]

@@ -16,6 +16,10 @@ pub const GUEST_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// New cells waiting for a worker beyond this are refused (`runtime_unavailable`).
 pub const MAX_QUEUED_STARTS: usize = 16_384;
 
+/// The pool's start queue is full: the caller reports `runtime_unavailable`.
+#[derive(Debug)]
+pub struct QueueFull;
+
 pub struct Pool {
     sender: Sender<Job>,
     threads: usize,
@@ -28,7 +32,9 @@ static POOL: OnceLock<Pool> = OnceLock::new();
 /// Sets the worker count; only before the pool first starts.
 pub fn configure(threads: usize) -> Result<(), String> {
     if POOL.get().is_some() {
-        return Err("configureCodeModeRuntime must be called before the first session runs a cell".into());
+        return Err(
+            "configureCodeModeRuntime must be called before the first session runs a cell".into(),
+        );
     }
     if threads == 0 || threads > 256 {
         return Err("workerThreads must be an integer from 1 to 256".into());
@@ -81,10 +87,10 @@ impl Pool {
     }
 
     /// Queues the first turn of a new cell, refusing when too many are already waiting.
-    pub fn submit_start(&'static self, job: Job) -> Result<(), ()> {
+    pub fn submit_start(&'static self, job: Job) -> Result<(), QueueFull> {
         if self.queued_starts.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_STARTS {
             self.queued_starts.fetch_sub(1, Ordering::SeqCst);
-            return Err(());
+            return Err(QueueFull);
         }
         self.submit(Box::new(move || {
             self.queued_starts.fetch_sub(1, Ordering::SeqCst);

@@ -94,7 +94,10 @@ pub fn final_result(
                 "error".into(),
                 json!("code mode output limit exceeded: the result cannot be projected into maxOutputBytes."),
             );
-            out.insert("code".into(), json!(ErrorCode::OutputLimitExceeded.as_str()));
+            out.insert(
+                "code".into(),
+                json!(ErrorCode::OutputLimitExceeded.as_str()),
+            );
         }
     }
     attach_common(&mut out, book, metrics, &mut telemetry);
@@ -129,14 +132,22 @@ pub fn waiting_result(
     Value::Object(out)
 }
 
-fn attach_common(out: &mut Map<String, Value>, book: &RunBook, metrics: &RunMetrics, telemetry: &mut Value) {
+fn attach_common(
+    out: &mut Map<String, Value>,
+    book: &RunBook,
+    metrics: &RunMetrics,
+    telemetry: &mut Value,
+) {
     if let Some(t) = telemetry.as_object_mut() {
         t.insert("run".into(), metrics.to_json(book.nested.len()));
     }
     out.insert("telemetry".into(), telemetry.take());
     if !book.nested.is_empty() {
         let skip = book.nested.len().saturating_sub(MAX_RECORDS);
-        let records: Vec<Value> = book.nested[skip..].iter().map(|r| r.to_json(None)).collect();
+        let records: Vec<Value> = book.nested[skip..]
+            .iter()
+            .map(|r| r.to_json(None))
+            .collect();
         out.insert("nestedCalls".into(), Value::Array(records));
     }
 }

@@ -3,11 +3,11 @@
 
 use super::book::RunBook;
 use super::cell::{Cell, CellSource, Event, Responder};
+use super::contracts::{ContractCache, ToolContracts};
 use super::host::Host;
 use super::result::{self, Outcome, RunMetrics};
 use super::store::{self, ParkedInfo, Scope};
 use super::timer;
-use super::contracts::{ContractCache, ToolContracts};
 use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
@@ -111,7 +111,11 @@ impl SessionCore {
     }
 
     pub fn direct_only(&self) -> Vec<String> {
-        self.direct_only.read().iter().map(|t| t.name.clone()).collect()
+        self.direct_only
+            .read()
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     }
 
     /// `modelTools()`: exec (with the quick index), wait, then direct-only tools.
@@ -142,7 +146,11 @@ impl SessionCore {
             // definitions in the same order); catalog spec indices are per batch.
             let mut indices = self.host_indices.write();
             let offset = indices.1;
-            for entry in appended.added.clone().chain(appended.replaced.iter().copied()) {
+            for entry in appended
+                .added
+                .clone()
+                .chain(appended.replaced.iter().copied())
+            {
                 if let Some(spec) = catalog.get(entry).map(|e| e.spec_index()) {
                     indices.0.set(entry, offset + spec);
                 }
@@ -163,7 +171,6 @@ impl SessionCore {
             self.host.event(build().to_string());
         }
     }
-
 
     pub fn max_tool_calls(&self) -> Option<u64> {
         self.max_tool_calls
@@ -306,7 +313,11 @@ impl SessionCore {
     }
 
     /// Resumes a parked run of this session's scope.
-    pub fn wait(self: &Arc<Self>, run_id: Option<String>, responder: Responder) -> Option<Arc<Cell>> {
+    pub fn wait(
+        self: &Arc<Self>,
+        run_id: Option<String>,
+        responder: Responder,
+    ) -> Option<Arc<Cell>> {
         let run_id = run_id.map(|r| r.trim().to_string()).unwrap_or_default();
         if run_id.is_empty() {
             responder(result::early_failure(
@@ -334,7 +345,13 @@ impl SessionCore {
     }
 
     /// Parks a cell that is idle past its deadline or yielded.
-    pub fn park(&self, cell: &Arc<Cell>, reason: &'static str, bytes: u64, pending: usize) -> Result<(), CodeModeError> {
+    pub fn park(
+        &self,
+        cell: &Arc<Cell>,
+        reason: &'static str,
+        bytes: u64,
+        pending: usize,
+    ) -> Result<(), CodeModeError> {
         if bytes > self.limits.max_snapshot_bytes {
             return Err(store::snapshot_limit());
         }
@@ -364,7 +381,13 @@ impl SessionCore {
         result::final_result(&mut book.lock(), result, metrics, self.telemetry())
     }
 
-    pub fn outcome_waiting(&self, book: &Mutex<RunBook>, run_id: &str, reason: &str, metrics: &RunMetrics) -> Outcome {
+    pub fn outcome_waiting(
+        &self,
+        book: &Mutex<RunBook>,
+        run_id: &str,
+        reason: &str,
+        metrics: &RunMetrics,
+    ) -> Outcome {
         result::waiting_result(&mut book.lock(), run_id, reason, metrics, self.telemetry())
     }
 
@@ -390,12 +413,7 @@ impl SessionCore {
     /// Cancels active cells and drops parked ones. Idempotent.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        let cells: Vec<Arc<Cell>> = self
-            .cells
-            .lock()
-            .drain()
-            .map(|(_, cell)| cell)
-            .collect();
+        let cells: Vec<Arc<Cell>> = self.cells.lock().drain().map(|(_, cell)| cell).collect();
         for cell in cells {
             if cell.is_running() {
                 cell.push(Event::Abort);
@@ -434,6 +452,10 @@ fn direct_only_names(tools: &[ToolSpec]) -> Vec<ToolSpec> {
 
 /// The prelude's configuration: every catalog handle with its guest-visible metadata.
 fn prelude_config_for(catalog: &Catalog) -> Arc<str> {
-    let tools: Vec<&str> = catalog.entries().iter().map(|entry| entry.callable_name()).collect();
+    let tools: Vec<&str> = catalog
+        .entries()
+        .iter()
+        .map(|entry| entry.callable_name())
+        .collect();
     Arc::from(json!({ "tools": tools }).to_string())
 }

@@ -64,6 +64,10 @@ impl Store {
         self.runs.lock().len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.runs.lock().is_empty()
+    }
+
     /// Parks (or re-parks) a run; returns the park epoch for its TTL timer.
     pub fn park(
         &self,
@@ -84,7 +88,9 @@ impl Store {
             return Ok(entry.epoch);
         }
         if runs.len() >= self.max.load(Ordering::SeqCst) {
-            return Err(CodeModeError::invalid_input("too many suspended code mode runs."));
+            return Err(CodeModeError::invalid_input(
+                "too many suspended code mode runs.",
+            ));
         }
         runs.insert(
             cell.run_id.clone(),
@@ -112,13 +118,19 @@ impl Store {
             || entry.scope.session_key != scope.session_key
             || entry.scope.agent_id != scope.agent_id
         {
-            return Err(CodeModeError::invalid_input("code mode run belongs to a different session."));
+            return Err(CodeModeError::invalid_input(
+                "code mode run belongs to a different session.",
+            ));
         }
         if entry.scope.agent_run_id != scope.agent_run_id {
-            return Err(CodeModeError::invalid_input("code mode run belongs to a different agent run."));
+            return Err(CodeModeError::invalid_input(
+                "code mode run belongs to a different agent run.",
+            ));
         }
         if entry.resuming {
-            return Err(CodeModeError::invalid_input("code mode run is already being resumed."));
+            return Err(CodeModeError::invalid_input(
+                "code mode run is already being resumed.",
+            ));
         }
         entry.resuming = true;
         Ok(entry.cell.clone())
@@ -162,5 +174,8 @@ impl Store {
 
 /// Exact failure when a run is too big to park.
 pub fn snapshot_limit() -> CodeModeError {
-    CodeModeError::new(ErrorCode::SnapshotLimitExceeded, "code mode snapshot limit exceeded")
+    CodeModeError::new(
+        ErrorCode::SnapshotLimitExceeded,
+        "code mode snapshot limit exceeded",
+    )
 }

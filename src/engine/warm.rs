@@ -37,16 +37,18 @@ fn housekeeper() -> Option<&'static Sender<Chore>> {
                 .stack_size(super::pool::WORKER_STACK_BYTES)
                 .spawn(move || {
                     while let Ok(chore) = receiver.recv() {
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match chore {
-                            Chore::Retire(vm) => {
-                                drop(vm);
-                                QUEUED_RETIRES.fetch_sub(1, Ordering::SeqCst);
-                            }
-                            Chore::Refill => {
-                                REFILL_REQUESTED.store(false, Ordering::SeqCst);
-                                refill();
-                            }
-                        }));
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                            || match chore {
+                                Chore::Retire(vm) => {
+                                    drop(vm);
+                                    QUEUED_RETIRES.fetch_sub(1, Ordering::SeqCst);
+                                }
+                                Chore::Refill => {
+                                    REFILL_REQUESTED.store(false, Ordering::SeqCst);
+                                    refill();
+                                }
+                            },
+                        ));
                     }
                 });
             spawned.ok().map(|_| sender)

@@ -51,10 +51,12 @@ impl HeapMeter {
             let Some(next) = current.checked_add(bytes).filter(|n| *n <= limit) else {
                 return false;
             };
-            match self
-                .used
-                .compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
-            {
+            match self.used.compare_exchange_weak(
+                current,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => {
                     self.peak.fetch_max(next, Ordering::Relaxed);
                     return true;
@@ -165,7 +167,9 @@ impl MeteredAllocator {
     /// later `dealloc` releases exactly what was counted.
     fn fix(&self, reserved: usize, actual: usize) {
         if actual > reserved {
-            self.meter.used.fetch_add(actual - reserved, Ordering::Relaxed);
+            self.meter
+                .used
+                .fetch_add(actual - reserved, Ordering::Relaxed);
         } else {
             self.meter.release(reserved - actual);
         }

@@ -63,7 +63,9 @@ impl Bound {
         ctx: &Ctx<'js>,
         f: impl FnOnce(&dyn Bridge) -> Result<R, String>,
     ) -> rquickjs::Result<R> {
-        let bridge = self.get().ok_or_else(|| Exception::throw_message(ctx, UNBOUND))?;
+        let bridge = self
+            .get()
+            .ok_or_else(|| Exception::throw_message(ctx, UNBOUND))?;
         f(bridge.as_ref()).map_err(|message| Exception::throw_message(ctx, &message))
     }
 
@@ -82,57 +84,79 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
     let b = bound();
     native.set(
         "call",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, method: String, target: String, input: String| {
-            b.try_with(&ctx, |bridge| bridge.call(&method, &target, input))
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, method: String, target: String, input: String| {
+                b.try_with(&ctx, |bridge| bridge.call(&method, &target, input))
+            },
+        )?,
     )?;
     let b = bound();
     native.set(
         "output",
-        Function::new(ctx.clone(), move |kind: u8, text: String| b.with(|bridge| bridge.output(kind, text)))?,
+        Function::new(ctx.clone(), move |kind: u8, text: String| {
+            b.with(|bridge| bridge.output(kind, text))
+        })?,
     )?;
     let b = bound();
     native.set(
         "console",
-        Function::new(ctx.clone(), move |line: String| b.with(|bridge| bridge.console(line)))?,
+        Function::new(ctx.clone(), move |line: String| {
+            b.with(|bridge| bridge.console(line))
+        })?,
     )?;
     let b = bound();
     native.set(
         "timer",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| {
             // The prelude already floors and clamps; this keeps a hostile caller in range.
-            let delay = if delay.is_finite() && delay > 0.0 { delay.min(u32::MAX as f64) as u64 } else { 0 };
+            let delay = if delay.is_finite() && delay > 0.0 {
+                delay.min(u32::MAX as f64) as u64
+            } else {
+                0
+            };
             b.try_with(&ctx, |bridge| bridge.timer(delay))
         })?,
     )?;
     let b = bound();
     native.set(
         "clearTimer",
-        Function::new(ctx.clone(), move |id: u32| b.with(|bridge| bridge.clear_timer(id)))?,
+        Function::new(ctx.clone(), move |id: u32| {
+            b.with(|bridge| bridge.clear_timer(id))
+        })?,
     )?;
     let b = bound();
     native.set(
         "yieldControl",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, reason: Value<'js>| {
-            b.try_with(&ctx, |bridge| Ok(bridge.yield_control(optional_string(&reason))))
+            b.try_with(&ctx, |bridge| {
+                Ok(bridge.yield_control(optional_string(&reason)))
+            })
         })?,
     )?;
     let b = bound();
     native.set(
         "finish",
-        Function::new(ctx.clone(), move |ok: bool, payload: String| b.with(|bridge| bridge.finish(ok, payload)))?,
+        Function::new(ctx.clone(), move |ok: bool, payload: String| {
+            b.with(|bridge| bridge.finish(ok, payload))
+        })?,
     )?;
     let b = bound();
     native.set(
         "fail",
-        Function::new(ctx.clone(), move |payload: String| b.with(|bridge| bridge.fail(payload)))?,
+        Function::new(ctx.clone(), move |payload: String| {
+            b.with(|bridge| bridge.fail(payload))
+        })?,
     )?;
     let b = bound();
     native.set(
         "search",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, query: String, limit: u32| {
-            b.try_with(&ctx, |bridge| bridge.search(&query, limit))
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, query: String, limit: u32| {
+                b.try_with(&ctx, |bridge| bridge.search(&query, limit))
+            },
+        )?,
     )?;
     let b = bound();
     native.set(

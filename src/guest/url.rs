@@ -91,9 +91,10 @@ pub fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<()
     )?;
     native.set(
         "urlSet",
-        Function::new(ctx.clone(), |href: String, component: String, value: String| {
-            set(&href, &component, &value)
-        })?,
+        Function::new(
+            ctx.clone(),
+            |href: String, component: String, value: String| set(&href, &component, &value),
+        )?,
     )?;
     native.set(
         "formParse",

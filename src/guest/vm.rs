@@ -8,7 +8,9 @@ use super::control::Control;
 use super::natives::{install_natives, Bridge, BridgeSlot};
 use rquickjs::context::EvalOptions;
 use rquickjs::module::WriteOptions;
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value};
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value,
+};
 use std::sync::{Arc, OnceLock};
 
 const PRELUDE: &str = include_str!("prelude.js");
@@ -49,7 +51,11 @@ pub struct VmLimits {
 #[derive(Debug)]
 pub enum StartError {
     /// The user source does not compile; message and user-relative position.
-    Syntax { message: String, line: u32, column: u32 },
+    Syntax {
+        message: String,
+        line: u32,
+        column: u32,
+    },
     /// The runtime itself could not be set up (allocation failure and the like).
     Runtime(String),
 }
@@ -95,7 +101,8 @@ impl Vm {
         let context = Context::full(&runtime).map_err(|e| StartError::Runtime(e.to_string()))?;
         let bridge: BridgeSlot = Arc::default();
         context.with(|ctx| -> Result<(), StartError> {
-            let natives = install_natives(&ctx, bridge.clone()).map_err(|e| runtime_error(&ctx, e))?;
+            let natives =
+                install_natives(&ctx, bridge.clone()).map_err(|e| runtime_error(&ctx, e))?;
             let factory = load_prelude(&ctx)?;
             let internal: Object = factory
                 .call((natives,))
@@ -135,7 +142,8 @@ impl Vm {
         // guest. A blank VM is far below any limit (the smallest is 1 MiB).
         self.meter.set_limit(limits.memory_bytes);
         self.meter.reset_peak();
-        installed.map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
+        installed
+            .map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
     }
 
     /// Compiles the user source as the body of an async function and starts it. The
@@ -150,19 +158,25 @@ impl Vm {
             options.strict = false;
             options.backtrace_barrier = true;
             options.filename = Some(file.to_string());
-            let compiled: Result<Function, _> =
-                ctx.eval_with_options(wrapped, options).catch(&ctx);
+            let compiled: Result<Function, _> = ctx.eval_with_options(wrapped, options).catch(&ctx);
             let function = match compiled {
                 Ok(function) => function,
                 Err(CaughtError::Exception(exception)) => {
-                    let (line, column) = stack_position(&exception.stack().unwrap_or_default(), file);
+                    let (line, column) =
+                        stack_position(&exception.stack().unwrap_or_default(), file);
                     return Err(StartError::Syntax {
                         message: exception.message().unwrap_or_default(),
                         line: line.max(1),
                         column: user_column(line, column),
                     });
                 }
-                Err(other) => return Err(StartError::Syntax { message: other.to_string(), line: 1, column: 1 }),
+                Err(other) => {
+                    return Err(StartError::Syntax {
+                        message: other.to_string(),
+                        line: 1,
+                        column: 1,
+                    })
+                }
             };
             let promise: Value = function
                 .call(())

@@ -57,7 +57,10 @@ pub struct ExecRequest {
 }
 
 /// Validates exec input in the order SPEC §2 gives, with its exact messages.
-pub fn validate_exec_input(input: &RawExecInput, limits: &Limits) -> Result<ExecRequest, CodeModeError> {
+pub fn validate_exec_input(
+    input: &RawExecInput,
+    limits: &Limits,
+) -> Result<ExecRequest, CodeModeError> {
     let code = source_alias(input)?;
     let language = match &input.language {
         Field::Absent => Language::JavaScript,
@@ -66,7 +69,9 @@ pub fn validate_exec_input(input: &RawExecInput, limits: &Limits) -> Result<Exec
         _ => return Err(CodeModeError::invalid_input(messages::LANGUAGE_INVALID)),
     };
     if !limits.languages.allows(language.as_str()) {
-        return Err(CodeModeError::invalid_input(messages::language_disabled(language.as_str())));
+        return Err(CodeModeError::invalid_input(messages::language_disabled(
+            language.as_str(),
+        )));
     }
     let restart_safe = match input.restart_safe {
         Field::Absent => false,
@@ -104,8 +109,12 @@ fn source_alias(input: &RawExecInput) -> Result<String, CodeModeError> {
 pub fn prepare(code: &str, language: Language) -> Result<program::Prepared, CodeModeError> {
     let prepared = program::prepare(code, language);
     match prepared {
-        Err(SourceError::ModuleAccess) => Err(CodeModeError::invalid_input(messages::MODULE_ACCESS)),
-        _ if shell::looks_like_shell(code) => Err(CodeModeError::invalid_input(shell::SHELL_REJECTION)),
+        Err(SourceError::ModuleAccess) => {
+            Err(CodeModeError::invalid_input(messages::MODULE_ACCESS))
+        }
+        _ if shell::looks_like_shell(code) => {
+            Err(CodeModeError::invalid_input(shell::SHELL_REJECTION))
+        }
         Ok(prepared) => Ok(prepared),
         Err(error) => Err(CodeModeError::invalid_input(error.message(language))),
     }
@@ -148,7 +157,10 @@ mod tests {
 
     #[test]
     fn different_aliases_are_rejected() {
-        let raw = input(Field::Value("return 1".into()), Field::Value("return 2".into()));
+        let raw = input(
+            Field::Value("return 1".into()),
+            Field::Value("return 2".into()),
+        );
         assert_eq!(message(raw), messages::CODE_MISMATCH);
     }
 
@@ -168,7 +180,10 @@ mod tests {
     #[test]
     fn module_access_wins_over_shell_look() {
         let result = prepare("require('fs')", Language::JavaScript);
-        assert_eq!(result.map_err(|e| e.message), Err(messages::MODULE_ACCESS.to_string()));
+        assert_eq!(
+            result.map_err(|e| e.message),
+            Err(messages::MODULE_ACCESS.to_string())
+        );
     }
 
     #[test]

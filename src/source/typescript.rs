@@ -49,8 +49,12 @@ pub struct PositionMap {
 impl PositionMap {
     pub fn original(&self, line: u32, column: u32) -> Option<(u32, u32)> {
         let (line, column) = (line.checked_sub(1)?, column.saturating_sub(1));
-        let end = self.tokens.partition_point(|t| (t.0, t.1) <= (line, column));
-        let token = self.tokens[..end].last().filter(|t| t.0 == line)
+        let end = self
+            .tokens
+            .partition_point(|t| (t.0, t.1) <= (line, column));
+        let token = self.tokens[..end]
+            .last()
+            .filter(|t| t.0 == line)
             .or_else(|| self.tokens[end..].first().filter(|t| t.0 == line))?;
         let shift = column.saturating_sub(token.1);
         Some((token.2 + 1, token.3 + shift + 1))
@@ -101,12 +105,21 @@ fn transform_in(allocator: &Allocator, source: &str) -> Result<(String, Position
         )));
     }
     let helpers = take_helper_imports(&mut program)?;
-    let built = Codegen::new().with_options(codegen_options()).build(&program);
+    let built = Codegen::new()
+        .with_options(codegen_options())
+        .build(&program);
     let mut tokens: Vec<(u32, u32, u32, u32)> = built
         .map
         .map(|map| {
             map.get_tokens()
-                .map(|t| (t.get_dst_line(), t.get_dst_col(), t.get_src_line(), t.get_src_col()))
+                .map(|t| {
+                    (
+                        t.get_dst_line(),
+                        t.get_dst_col(),
+                        t.get_src_line(),
+                        t.get_src_col(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
