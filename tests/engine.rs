@@ -449,3 +449,33 @@ fn timing_probe_of_a_large_catalog() {
         m.to_string().len()
     );
 }
+
+#[test]
+#[ignore = "leak probe: cargo test --release --test engine mixed_leak -- --ignored --nocapture"]
+fn mixed_leak_probe() {
+    let s = session(json!({"timeoutMs": 200}), vec![tool("echo"), tool("broken")]);
+    let programs = [
+        "return await echo({a: 1})",
+        "try { await broken({}) } catch (e) { return e.message }",
+        "await new Promise(r => setTimeout(r, 1)); return 1",
+        "text('x'.repeat(1000)); return [1, 2, 3]",
+        "throw new Error('fail')",
+        "await yield_control('y'); return 2",
+    ];
+    for round in 0..6 {
+        let before = rss_kb();
+        for i in 0..2000 {
+            let mut result = exec(&s, programs[(i + round) % programs.len()]);
+            while result["status"] == "waiting" {
+                let run_id = result["runId"].as_str().unwrap_or_default().to_string();
+                result = wait(&s, &run_id);
+            }
+        }
+        println!(
+            "round {round}: {} KB growth, timers pending {}, live VMs {}",
+            rss_kb() as i64 - before as i64,
+            codemode_native::engine::timer::pending(),
+            codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
+}

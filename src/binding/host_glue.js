@@ -104,7 +104,7 @@
 
   class BlockedCall extends Error {}
 
-  const NOT_YET = ["mcpServers", "nodes", "skills", "namespaces", "swarm"];
+  const NOT_YET = ["mcpServers", "nodes", "skills", "namespaces", "swarm", "redaction"];
 
   function field(input, key) {
     if (!Object.prototype.hasOwnProperty.call(input, key) || input[key] === undefined || input[key] === null) return { kind: "absent" };

@@ -358,11 +358,13 @@ impl SessionCore {
         let epoch = store::global().park(cell, &self.scope, reason, bytes, pending)?;
         let run_id = cell.run_id.clone();
         let ttl = Duration::from_secs(self.limits.snapshot_ttl_seconds);
-        timer::schedule(Instant::now() + ttl, move || {
-            if let Some(cell) = store::global().expire(&run_id, epoch) {
+        let expiring = run_id.clone();
+        let key = timer::schedule(Instant::now() + ttl, move || {
+            if let Some(cell) = store::global().expire(&expiring, epoch) {
                 cell.finish(Err(CodeModeError::invalid_input(messages::RUN_UNAVAILABLE)));
             }
         });
+        store::global().set_expiry(&run_id, epoch, key);
         Ok(())
     }
 

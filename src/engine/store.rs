@@ -31,6 +31,16 @@ struct Entry {
     reason: &'static str,
     bytes: u64,
     pending: usize,
+    /// The expiry timer of the current park, cancelled when the run leaves the store.
+    expiry: Option<super::timer::TimerKey>,
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        if let Some(key) = self.expiry.take() {
+            super::timer::cancel(key);
+        }
+    }
 }
 
 pub struct Store {
@@ -85,6 +95,9 @@ impl Store {
             entry.reason = reason;
             entry.bytes = bytes;
             entry.pending = pending;
+            if let Some(key) = entry.expiry.take() {
+                super::timer::cancel(key);
+            }
             return Ok(entry.epoch);
         }
         if runs.len() >= self.max.load(Ordering::SeqCst) {
@@ -103,9 +116,23 @@ impl Store {
                 reason,
                 bytes,
                 pending,
+                expiry: None,
             },
         );
         Ok(1)
+    }
+
+    /// Records the expiry timer of a run's current park.
+    pub fn set_expiry(&self, run_id: &str, epoch: u64, key: super::timer::TimerKey) {
+        let mut runs = self.runs.lock();
+        match runs.get_mut(run_id) {
+            Some(entry) if entry.epoch == epoch => {
+                if let Some(previous) = entry.expiry.replace(key) {
+                    super::timer::cancel(previous);
+                }
+            }
+            _ => super::timer::cancel(key),
+        }
     }
 
     /// Claims a parked run for `wait`; the slot stays reserved while it resumes.
@@ -138,7 +165,9 @@ impl Store {
 
     /// Removes a run that settled, expired or was cancelled.
     pub fn remove(&self, run_id: &str) -> Option<Arc<Cell>> {
-        self.runs.lock().remove(run_id).map(|e| e.cell)
+        let entry = self.runs.lock().remove(run_id);
+        // Dropped outside the lock: dropping cancels its timer, which takes the timer lock.
+        entry.map(|e| e.cell.clone())
     }
 
     /// Removes the run if it is still parked from park `epoch` (TTL expiry).
@@ -148,7 +177,7 @@ impl Store {
             .get(run_id)
             .is_some_and(|e| e.epoch == epoch && !e.resuming);
         if stale {
-            runs.remove(run_id).map(|e| e.cell)
+            runs.remove(run_id).map(|e| e.cell.clone())
         } else {
             None
         }
