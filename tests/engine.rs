@@ -453,7 +453,10 @@ fn timing_probe_of_a_large_catalog() {
 #[test]
 #[ignore = "leak probe: cargo test --release --test engine mixed_leak -- --ignored --nocapture"]
 fn mixed_leak_probe() {
-    let s = session(json!({"timeoutMs": 200}), vec![tool("echo"), tool("broken")]);
+    let s = session(
+        json!({"timeoutMs": 200}),
+        vec![tool("echo"), tool("broken")],
+    );
     let programs = [
         "return await echo({a: 1})",
         "try { await broken({}) } catch (e) { return e.message }",

@@ -493,9 +493,8 @@ impl Cell {
             let outcome = self.session.outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
-        if let Phase::Live(vm) = retired {
-            super::warm::retire(vm);
-        }
+        // Freed here, after the caller has its answer.
+        drop(retired);
     }
 
     fn cancel_deadline(&self) {
