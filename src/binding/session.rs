@@ -137,6 +137,26 @@ impl CodeModeSession {
         Ok((responder, promise, run_slot))
     }
 
+    /// The shared tail of exec and wait: call options, the result promise, an already
+    /// aborted signal, the `running` event and abort wiring around `start`.
+    fn start_call<'env>(
+        &self,
+        env: &'env Env,
+        options: Option<Unknown>,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
+    ) -> Result<Object<'env>> {
+        let call = self.read_call_options(env, &options)?;
+        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
+        if call.aborted {
+            responder(self.aborted_result());
+            return Ok(promise);
+        }
+        let cell = start(&self.core, call.call_id, responder);
+        self.emit_running(env, &cell, &run_slot)?;
+        self.watch_abort(env, &options, cell)?;
+        Ok(promise)
+    }
+
     /// Emits `run_status: running` for a cell that just started or resumed.
     fn emit_running(
         &self,
@@ -213,16 +233,9 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
         let raw = parse_exec_input(&read_input.call(input)?);
-        let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
-        if call.aborted {
-            responder(self.aborted_result());
-            return Ok(promise);
-        }
-        let cell = self.core.exec(raw, call.call_id, responder);
-        self.emit_running(env, &cell, &run_slot)?;
-        self.watch_abort(env, &options, cell)?;
-        Ok(promise)
+        self.start_call(env, options, |core, call_id, responder| {
+            core.exec(raw, call_id, responder)
+        })
     }
 
     /// Resumes a `waiting` run created by this session's scope.
@@ -242,16 +255,9 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
-        let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
-        if call.aborted {
-            responder(self.aborted_result());
-            return Ok(promise);
-        }
-        let cell = self.core.wait(run_id, responder);
-        self.emit_running(env, &cell, &run_slot)?;
-        self.watch_abort(env, &options, cell)?;
-        Ok(promise)
+        self.start_call(env, options, |core, _call_id, responder| {
+            core.wait(run_id, responder)
+        })
     }
 
     /// Appends tools. Client tool additions keep counterScope and counters; the
