@@ -217,6 +217,17 @@ fn timing_probe_of_trivial_cells() {
 }
 
 struct NullBridge;
+
+/// Binds a blank VM to a bridge that answers nothing (the probes measure the VM alone).
+fn bind_null(vm: &codemode_native::guest::vm::Vm, limits: codemode_native::guest::vm::VmLimits) {
+    use codemode_native::guest::control::Control;
+    let _ = vm.bind(
+        limits,
+        Arc::new(Control::new()),
+        Arc::new(NullBridge),
+        r#"{"tools":[]}"#,
+    );
+}
 impl codemode_native::guest::natives::Bridge for NullBridge {
     fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> {
         Ok(1)
@@ -263,12 +274,7 @@ fn timing_probe_of_phases() {
     for _ in 0..n {
         let vm = Vm::blank().ok();
         if let Some(vm) = &vm {
-            let _ = vm.bind(
-                limits,
-                Arc::new(Control::new()),
-                Arc::new(NullBridge),
-                r#"{"tools":[]}"#,
-            );
+            bind_null(vm, limits);
         }
         drop(vm);
     }
@@ -288,12 +294,7 @@ fn timing_probe_of_phases() {
         t.elapsed().as_secs_f64() * 1e6 / n as f64
     );
     let vm = Vm::blank().ok().unwrap();
-    let _ = vm.bind(
-        limits,
-        Arc::new(Control::new()),
-        Arc::new(NullBridge),
-        r#"{"tools":[]}"#,
-    );
+    bind_null(&vm, limits);
     let t = std::time::Instant::now();
     for _ in 0..n {
         let _ = vm.start("return 1 + 1", "user.js");
@@ -363,12 +364,7 @@ fn leak_probe() {
         let before = rss_kb();
         for _ in 0..3000 {
             let vm = Vm::blank().ok().unwrap();
-            let _ = vm.bind(
-                limits,
-                Arc::new(Control::new()),
-                Arc::new(NullBridge),
-                r#"{"tools":[]}"#,
-            );
+            bind_null(&vm, limits);
             drop(vm);
         }
         println!(
@@ -378,12 +374,7 @@ fn leak_probe() {
         let before = rss_kb();
         for _ in 0..3000 {
             let vm = Vm::blank().ok().unwrap();
-            let _ = vm.bind(
-                limits,
-                Arc::new(Control::new()),
-                Arc::new(NullBridge),
-                r#"{"tools":[]}"#,
-            );
+            bind_null(&vm, limits);
             let _ = vm.start("return 1", "user.js");
             vm.drain_jobs(&Control::new());
             drop(vm);
