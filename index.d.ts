@@ -34,6 +34,16 @@ export declare class CodeModeSession {
   get sessionId(): string
   /** Runs a cell. Never rejects for guest, tool or limit problems: those are `failed` results. */
   exec(input: CodeModeExecInput | unknown, options?: CallOptions): Promise<CodeModeResult>
+  /**
+   * Extension: resolves once the MCP servers' tools are loaded (at once without MCP
+   * servers), so `modelTools()` names unavailable servers. `exec` waits by itself.
+   */
+  ready(): Promise<void>
+  /**
+   * Extension: reloads every MCP server's tools (`listTools`, all pages); later cells
+   * see the new tools, running ones keep theirs.
+   */
+  refreshMcp(): Promise<void>
   /** Resumes a `waiting` run created by this session's scope. */
   wait(input: { runId: string } | unknown, options?: CallOptions): Promise<CodeModeResult>
   /**

@@ -8,6 +8,7 @@ pub mod error;
 pub mod guest;
 pub mod ids;
 pub mod limits;
+pub mod mcp;
 pub mod source;
 
 // The binding registers with Node at load time; unit-test builds have no Node to load

@@ -59,11 +59,13 @@ fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
             limits: Limits::from_json(Some(&limits)),
             tools,
             max_tool_calls: None,
+            surfaces: Default::default(),
         },
         Arc::new(FakeHost {
             delay: Duration::from_millis(1),
         }),
     )
+    .expect("a session without namespaces always builds")
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
@@ -256,6 +258,9 @@ impl codemode_native::guest::natives::Bridge for NullBridge {
         "{}".into()
     }
     fn api_read(&self, _: &str) -> Result<String, String> {
+        Ok("{}".into())
+    }
+    fn mcp_api(&self, _: &str, _: Option<&str>, _: bool) -> Result<String, String> {
         Ok("{}".into())
     }
 }

@@ -2,9 +2,18 @@
 // It owns everything that must stay a live JS value: tool definitions (their execute
 // functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
 // to it with JSON strings and small integers only, so no JS object ever crosses threads.
-(function createHost(done, pauseBudget, resumeBudget) {
+(function createHost(done, pauseBudget, resumeBudget, mcpLoaded) {
   "use strict";
   const definitions = [];
+  // Namespace leaves, MCP tools and operations, nodes, skills and Swarm: called like tools
+  // (policy hook, events, abort signal), indexed separately from catalog tools.
+  const surfaces = [];
+  let mcpServers = [];
+  let mcpReady = null;
+  const MCP_LIST_TIMEOUT_MS = 15000;
+  const MAX_PAGES = 100;
+  const MAX_NAMESPACE_DEPTH = 8;
+  const MAX_NAMESPACE_LEAVES = 2000;
   const controllers = new Map();
   let beforeToolCall = null;
   let onEvent = null;
@@ -104,7 +113,230 @@
 
   class BlockedCall extends Error {}
 
-  const NOT_YET = ["mcpServers", "nodes", "skills", "namespaces", "swarm", "redaction"];
+  const NOT_YET = ["redaction"];
+
+  function addSurface(name, source, execute) {
+    surfaces.push({ name, source, execute });
+    return surfaces.length - 1;
+  }
+
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  // Leaves are called with (args, ctx) and `this` set to the object holding them.
+  function namespaceLeaves(scope, path, at, out, depth) {
+    if (depth > MAX_NAMESPACE_DEPTH) throw invalid(at + " is nested more than " + MAX_NAMESPACE_DEPTH + " levels deep.");
+    for (const key of Object.keys(scope)) {
+      const value = scope[key];
+      const here = path.concat([key]);
+      if (typeof value === "function") {
+        if (out.length >= MAX_NAMESPACE_LEAVES) throw invalid(at + " has more than " + MAX_NAMESPACE_LEAVES + " functions.");
+        out.push({ path: here, fn: value, holder: scope });
+      } else if (isObject(value)) {
+        namespaceLeaves(value, here, at + "." + key, out, depth + 1);
+      }
+    }
+  }
+
+  function normalizeNamespaces(list) {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw invalid("namespaces must be an array of namespace definitions.");
+    return list.map((ns, i) => {
+      const at = "namespaces[" + i + "]";
+      if (!isObject(ns)) throw invalid(at + " must be an object.");
+      if (typeof ns.globalName !== "string") throw invalid(at + ".globalName must be a string.");
+      if (!isObject(ns.scope)) throw invalid(at + ".scope must be an object whose leaves are functions.");
+      const leaves = [];
+      namespaceLeaves(ns.scope, [], at + ".scope", leaves, 1);
+      const name = ns.globalName;
+      return {
+        globalName: name,
+        description: optionalString(ns.description, at + ".description") || "",
+        prompt: optionalString(ns.prompt, at + ".prompt") || "",
+        leaves: leaves.map((leaf) => ({
+          path: leaf.path,
+          hostIndex: addSurface(name + "." + leaf.path.join("."), "namespace", (input, ctx) => leaf.fn.call(leaf.holder, input, ctx)),
+        })),
+      };
+    });
+  }
+
+  function requireHost(value, name, methods) {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== "object" && typeof value !== "function") throw invalid(name + " must be an object.");
+    for (const method of methods) {
+      if (typeof value[method] !== "function") throw invalid(name + "." + method + " must be a function.");
+    }
+    return value;
+  }
+
+  function normalizeNodes(nodes) {
+    if (requireHost(nodes, "nodes", ["list", "invoke"]) === null) return null;
+    return {
+      list: addSurface("nodes.list", "nodes", async (_input, ctx) => {
+        const list = await nodes.list(ctx);
+        if (!Array.isArray(list)) throw new Error("nodes.list returned a value that is not an array.");
+        return list;
+      }),
+      invoke: addSurface("nodes.invoke", "nodes", async (input, ctx) => {
+        const command = input.command;
+        // The generic surface never runs shell commands: those go through the exec tool.
+        if (command === "system.run" || command === "exec") {
+          throw new Error('node command "' + command + '" is reserved for the exec tool and cannot run from code mode.');
+        }
+        return nodes.invoke(String(input.nodeId), command, input.params === undefined ? null : input.params, ctx);
+      }),
+    };
+  }
+
+  function normalizeSkills(skills) {
+    if (requireHost(skills, "skills", ["list", "read"]) === null) return null;
+    return {
+      list: addSurface("skills.list", "skills", (_input, ctx) => skills.list(ctx)),
+      read: addSurface("skills.read", "skills", async (input, ctx) => {
+        const rel = typeof input.relativePath === "string" ? input.relativePath : undefined;
+        if (rel !== undefined && (rel.startsWith("/") || rel.split(/[\\/]/).includes(".."))) {
+          throw new Error("skills.read relativePath must stay inside the skill.");
+        }
+        return skills.read(String(input.name), rel, ctx);
+      }),
+    };
+  }
+
+  function normalizeSwarm(swarm) {
+    if (requireHost(swarm, "swarm", ["run"]) === null) return null;
+    const ops = { run: addSurface("agents.run", "swarm", (input, ctx) => swarm.run(input, ctx)) };
+    for (const method of ["phase", "log"]) {
+      if (swarm[method] === undefined || swarm[method] === null) continue;
+      if (typeof swarm[method] !== "function") throw invalid("swarm." + method + " must be a function.");
+      ops[method] = addSurface(method, "swarm", async (input, ctx) => {
+        await swarm[method](String(input), ctx);
+        return null;
+      });
+    }
+    return ops;
+  }
+
+  function normalizeMcpServers(list) {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw invalid("mcpServers must be an array of { name, client }.");
+    const names = new Set();
+    return list.map((server, i) => {
+      const at = "mcpServers[" + i + "]";
+      if (!isObject(server)) throw invalid(at + " must be an object.");
+      if (typeof server.name !== "string" || server.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (names.has(server.name)) throw invalid(at + '.name "' + server.name + '" is used by more than one server.');
+      names.add(server.name);
+      const client = server.client;
+      if (client === null || (typeof client !== "object" && typeof client !== "function")) throw invalid(at + ".client must be an MCP client.");
+      for (const method of ["listTools", "callTool"]) {
+        if (typeof client[method] !== "function") throw invalid(at + ".client." + method + " must be a function.");
+      }
+      return { name: server.name, client };
+    });
+  }
+
+  function withTimeout(promise, ms, message) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+      if (typeof timer.unref === "function") timer.unref();
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  async function allPages(fetchPage, field) {
+    const items = [];
+    let cursor;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await fetchPage(cursor === undefined ? undefined : { cursor });
+      const batch = result !== null && typeof result === "object" ? result[field] : undefined;
+      if (Array.isArray(batch)) for (const item of batch) items.push(item);
+      cursor = result !== null && typeof result === "object" ? result.nextCursor : undefined;
+      if (typeof cursor !== "string" || cursor === "") break;
+    }
+    return items;
+  }
+
+  // MCP `callTool` results keep content blocks (with annotations and block _meta),
+  // structuredContent and isError; top-level _meta never reaches the guest.
+  function projectToolResult(result) {
+    const r = result !== null && typeof result === "object" ? result : {};
+    const out = { content: Array.isArray(r.content) ? r.content : [] };
+    if (!Array.isArray(r.content) && r.toolResult !== undefined) out.content = [{ type: "text", text: JSON.stringify(r.toolResult) }];
+    if (r.structuredContent !== undefined) out.structuredContent = r.structuredContent;
+    out.isError = r.isError === true;
+    return out;
+  }
+
+  function without_meta(result, fields) {
+    const r = result !== null && typeof result === "object" ? result : {};
+    const out = {};
+    for (const field of fields) if (r[field] !== undefined) out[field] = r[field];
+    return out;
+  }
+
+  async function loadServer(server) {
+    const { name, client } = server;
+    try {
+      const tools = await withTimeout(
+        allPages((params) => client.listTools(params), "tools"),
+        MCP_LIST_TIMEOUT_MS,
+        "listTools did not answer within " + MCP_LIST_TIMEOUT_MS + " ms"
+      );
+      const entries = [];
+      for (const tool of tools) {
+        if (tool === null || typeof tool !== "object" || typeof tool.name !== "string") continue;
+        const toolName = tool.name;
+        const hostIndex = addSurface(toolName, "mcp", async (input, ctx) =>
+          projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, { signal: ctx.signal }))
+        );
+        entries.push({
+          name: toolName,
+          description: typeof tool.description === "string" ? tool.description : "",
+          inputSchema: isObject(tool.inputSchema) ? tool.inputSchema : undefined,
+          hostIndex,
+        });
+      }
+      const ops = {};
+      const op = (key, method, run) => {
+        if (typeof client[method] === "function") ops[key] = addSurface(name + "." + key, "mcp", run);
+      };
+      op("resources.list", "listResources", async (_input, ctx) => ({
+        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources"),
+      }));
+      op("resources.read", "readResource", async (input, ctx) =>
+        without_meta(await client.readResource({ uri: String(input.uri) }, { signal: ctx.signal }), ["contents"])
+      );
+      op("prompts.list", "listPrompts", async (_input, ctx) => ({
+        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts"),
+      }));
+      op("prompts.get", "getPrompt", async (input, ctx) => {
+        const params = { name: String(input.name) };
+        if (isObject(input.arguments)) params.arguments = input.arguments;
+        return without_meta(await client.getPrompt(params, { signal: ctx.signal }), ["description", "messages"]);
+      });
+      // Serialising here keeps a server with an unserialisable schema from failing the rest.
+      return JSON.parse(JSON.stringify({ name, tools: entries, ops }));
+    } catch (error) {
+      return { name, error: errorText(error) };
+    }
+  }
+
+  // Loads every server's tools (all pages) and hands the report to Rust; a failing or
+  // silent server is reported as unavailable instead of failing the session.
+  function loadMcp() {
+    const loading = Promise.all(mcpServers.map(loadServer)).then((servers) => {
+      try {
+        mcpLoaded(JSON.stringify({ servers }));
+      } catch (_) {
+        // The session was finalised meanwhile; waiting callers must still run.
+      }
+    });
+    mcpReady = loading;
+    return loading;
+  }
 
   function field(input, key) {
     if (!Object.prototype.hasOwnProperty.call(input, key) || input[key] === undefined || input[key] === null) return { kind: "absent" };
@@ -138,6 +370,14 @@
       beforeToolCall = typeof options.beforeToolCall === "function" ? options.beforeToolCall : null;
       onEvent = typeof options.onEvent === "function" ? options.onEvent : null;
       const tools = normalizeTools(options.tools, "tools");
+      const servers = normalizeMcpServers(options.mcpServers);
+      const surfaceSpecs = {
+        namespaces: normalizeNamespaces(options.namespaces),
+        nodes: normalizeNodes(options.nodes),
+        skills: normalizeSkills(options.skills),
+        swarm: normalizeSwarm(options.swarm),
+        mcpServers: servers.map((s) => s.name),
+      };
       const text = serialize(
         {
           events: onEvent !== null,
@@ -147,11 +387,24 @@
           agentRunId: optionalString(options.agentRunId, "agentRunId"),
           limits: options.limits || undefined,
           tools: tools.specs,
+          surfaces: surfaceSpecs,
         },
         tools.specs
       );
       tools.commit();
+      mcpServers = servers;
       return text;
+    },
+    // Called by Rust once the session exists, so the load report has somewhere to go.
+    startMcp() {
+      if (mcpServers.length > 0) loadMcp();
+    },
+    // Runs `callback` once the MCP tools are loaded (at once when there are none).
+    afterMcp(callback) {
+      (mcpReady === null ? Promise.resolve() : mcpReady).then(() => callback());
+    },
+    refreshMcp(callback) {
+      (mcpServers.length > 0 ? loadMcp() : Promise.resolve()).then(() => callback());
     },
     readScriptOptions(options) {
       const o = options !== null && typeof options === "object" ? options : {};
@@ -203,8 +456,8 @@
     emit(eventJson) {
       if (onEvent !== null) emit(JSON.parse(eventJson));
     },
-    invoke(index, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
-      const definition = definitions[index];
+    invoke(index, surface, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
+      const definition = surface ? surfaces[index] : definitions[index];
       const toolName = definition.name;
       const controller = new AbortController();
       controllers.set(callId, controller);

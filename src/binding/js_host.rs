@@ -12,7 +12,18 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-type InvokeArgs = FnArgs<(u32, String, String, String, String, String, String, u32)>;
+/// `invoke(index, surface, callableName, inputJson, callId, parentCallId, runId, sessionId, token)`.
+type InvokeArgs = FnArgs<(
+    u32,
+    bool,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    u32,
+)>;
 type InvokeFn = ThreadsafeFunction<HostCallJob, (), InvokeArgs, Status, false, true>;
 type AbortFn = ThreadsafeFunction<String, (), String, Status, false, true>;
 type EmitFn = ThreadsafeFunction<String, (), String, Status, false, true>;
@@ -84,6 +95,7 @@ impl JsHost {
                 let HostCallJob { call, token } = ctx.value;
                 Ok(FnArgs::from((
                     call.tool_index as u32,
+                    call.surface,
                     call.callable_name,
                     call.input_json,
                     call.call_id,

@@ -3,6 +3,7 @@
 use crate::catalog::{Source, ToolSpec};
 use crate::engine::session::SessionConfig;
 use crate::engine::store::Scope;
+use crate::engine::surfaces::SurfacesJson;
 use crate::limits::Limits;
 use crate::source::{Field, RawExecInput};
 use serde::Deserialize;
@@ -20,6 +21,8 @@ struct OptionsJson {
     limits: Option<Value>,
     #[serde(default)]
     tools: Vec<ToolJson>,
+    #[serde(default)]
+    surfaces: SurfacesJson,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +75,7 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
             limits: Limits::from_json(options.limits.as_ref()),
             tools: options.tools.into_iter().map(ToolSpec::from).collect(),
             max_tool_calls: None,
+            surfaces: options.surfaces,
         },
         events,
     ))

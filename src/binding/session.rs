@@ -11,18 +11,30 @@ use napi::bindgen_prelude::*;
 use napi::JsDeferred;
 use napi_derive::napi;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
 
 /// `glue.onAbort(options, listener)`.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>)>;
-/// `createHost(done, pauseBudget, resumeBudget)`.
+/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
+    Function<'a, (), ()>,
 )>;
+/// Where the glue's `mcpLoaded` finds the session core (created after the glue).
+type CoreSlot = Arc<OnceLock<Weak<SessionCore>>>;
+/// A start deferred until MCP tools are loaded: taken once, by the first callback.
+type DeferredStart = Arc<
+    parking_lot::Mutex<
+        Option<(
+            Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>,
+            Responder,
+        )>,
+    >,
+>;
 
 /// A code-mode session: a catalog of host tools and the runs (cells) that call them.
 #[napi(custom_finalize)]
@@ -54,14 +66,20 @@ impl CodeModeSession {
         adjust: impl FnOnce(&mut crate::engine::session::SessionConfig),
     ) -> Result<Self> {
         let pending = Arc::new(PendingReplies::default());
-        let glue = create_glue(env, &pending)?;
+        let core_slot: CoreSlot = Arc::default();
+        let glue = create_glue(env, &pending, &core_slot)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
         let (mut config, events) =
             parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
         adjust(&mut config);
         let host = JsHost::new(&glue, pending, events)?;
         let session_id = config.scope.session_id.clone();
-        let core = SessionCore::new(config, Arc::new(host));
+        let core = match SessionCore::new(config, Arc::new(host)) {
+            Ok(core) => core,
+            Err(message) => return Err(glue_failure(&glue, &message)),
+        };
+        let _ = core_slot.set(Arc::downgrade(&core));
+        glue_fn::<(), ()>(&glue, "startMcp")?.call(())?;
         let emit = if events {
             Some(Arc::new(
                 glue_fn::<String, ()>(&glue, "emit")?.create_ref()?,
@@ -83,14 +101,8 @@ impl CodeModeSession {
 
     /// Throws the documented `invalid_input` error (built by the glue, so `err.code` is set).
     fn throw_invalid(&self, env: &Env, message: &str) -> Error {
-        match self
-            .glue(env)
-            .and_then(|glue| glue_fn::<String, ()>(&glue, "fail"))
-        {
-            Ok(fail) => fail
-                .call(message.to_string())
-                .err()
-                .unwrap_or_else(|| invalid_input(message)),
+        match self.glue(env) {
+            Ok(glue) => glue_failure(&glue, message),
             Err(error) => error,
         }
     }
@@ -164,13 +176,58 @@ impl CodeModeSession {
         cell: &Option<Arc<Cell>>,
         slot: &std::sync::OnceLock<String>,
     ) -> Result<()> {
-        let (Some(emit), Some(cell)) = (&self.emit, cell) else {
-            return Ok(());
-        };
-        let _ = slot.set(cell.run_id.clone());
-        let event =
-            serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
-        emit.borrow_back(env)?.call(event.to_string())
+        emit_running(&self.emit, env, cell, slot)
+    }
+
+    /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
+    /// returned now, the cell starts from the glue's `afterMcp` callback. An abort that
+    /// arrives before the cell exists is remembered and answered when the callback runs.
+    fn start_after_mcp<'env>(
+        &self,
+        env: &'env Env,
+        options: Option<Unknown>,
+        start: Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>,
+    ) -> Result<Object<'env>> {
+        let call = self.read_call_options(env, &options)?;
+        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
+        if call.aborted {
+            responder(self.aborted_result());
+            return Ok(promise);
+        }
+        let gate: Arc<AbortGate> = Arc::default();
+        if let Some(options) = &options {
+            let listener_gate = gate.clone();
+            let listener = env.create_function_from_closure("onAbort", move |_ctx| {
+                listener_gate.abort();
+                Ok(())
+            })?;
+            let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
+            on_abort.call(FnArgs::from((*options, listener)))?;
+        }
+        let state: DeferredStart = Arc::new(parking_lot::Mutex::new(Some((start, responder))));
+        let core = self.core.clone();
+        let emit = self.emit.clone();
+        let call_id = call.call_id;
+        let callback = env.create_function_from_closure("afterMcp", move |ctx| {
+            let Some((start, responder)) = state.lock().take() else {
+                return Ok(());
+            };
+            if gate.is_aborted() || core.is_closed() {
+                let error = crate::error::CodeModeError::aborted();
+                responder(crate::engine::result::early_failure(
+                    &error,
+                    core.telemetry(),
+                ));
+                return Ok(());
+            }
+            let cell = start(&core, call_id.clone(), responder);
+            if let Some(cell) = &cell {
+                gate.attach(cell);
+            }
+            emit_running(&emit, ctx.env, &cell, &run_slot)
+        })?;
+        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)?;
+        Ok(promise)
     }
 
     pub(super) fn watch_abort(
@@ -233,9 +290,33 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
         let raw = parse_exec_input(&read_input.call(input)?);
+        if self.core.mcp_loading() {
+            return self.start_after_mcp(
+                env,
+                options,
+                Box::new(move |core, call_id, responder| core.exec(raw, call_id, responder)),
+            );
+        }
         self.start_call(env, options, |core, call_id, responder| {
             core.exec(raw, call_id, responder)
         })
+    }
+
+    /// Extension: resolves once the MCP servers' tools are loaded (at once without MCP
+    /// servers), so `modelTools()` names unavailable servers. `exec` waits by itself.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn ready<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        self.after_glue(env, "afterMcp")
+    }
+
+    /// Extension: reloads every MCP server's tools (`listTools`, all pages); later cells
+    /// see the new tools, running ones keep theirs.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn refresh_mcp<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        if self.core.is_closed() {
+            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
+        }
+        self.after_glue(env, "refreshMcp")
     }
 
     /// Resumes a `waiting` run created by this session's scope.
@@ -320,6 +401,20 @@ impl CodeModeSession {
 }
 
 impl CodeModeSession {
+    /// A promise resolved when the glue's `method(callback)` calls back.
+    fn after_glue<'env>(&self, env: &'env Env, method: &str) -> Result<Object<'env>> {
+        let (deferred, promise): (JsDeferred<(), _>, Object) = env.create_deferred()?;
+        let slot = Arc::new(parking_lot::Mutex::new(Some(deferred)));
+        let callback = env.create_function_from_closure(method, move |_ctx| {
+            if let Some(deferred) = slot.lock().take() {
+                deferred.resolve(|_env| Ok(()));
+            }
+            Ok(())
+        })?;
+        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, method)?.call(callback)?;
+        Ok(promise)
+    }
+
     fn read_call_options(
         &self,
         env: &Env,
@@ -343,8 +438,62 @@ impl ObjectFinalize for CodeModeSession {
     }
 }
 
-/// Compiles the host glue and wires its three Rust callbacks.
-fn create_glue<'env>(env: &'env Env, pending: &Arc<PendingReplies>) -> Result<Object<'env>> {
+/// An abort signal that may fire before its cell exists.
+#[derive(Default)]
+struct AbortGate {
+    state: parking_lot::Mutex<(bool, Option<Weak<Cell>>)>,
+}
+
+impl AbortGate {
+    fn abort(&self) {
+        let mut state = self.state.lock();
+        state.0 = true;
+        if let Some(cell) = state.1.as_ref().and_then(Weak::upgrade) {
+            cell.push(Event::Abort);
+        }
+    }
+
+    fn is_aborted(&self) -> bool {
+        self.state.lock().0
+    }
+
+    fn attach(&self, cell: &Arc<Cell>) {
+        self.state.lock().1 = Some(Arc::downgrade(cell));
+    }
+}
+
+fn emit_running(
+    emit: &Option<Arc<FunctionRef<String, ()>>>,
+    env: &Env,
+    cell: &Option<Arc<Cell>>,
+    slot: &std::sync::OnceLock<String>,
+) -> Result<()> {
+    let (Some(emit), Some(cell)) = (emit, cell) else {
+        return Ok(());
+    };
+    let _ = slot.set(cell.run_id.clone());
+    let event =
+        serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
+    emit.borrow_back(env)?.call(event.to_string())
+}
+
+/// The documented `invalid_input` error, built by the glue so `err.code` is set.
+fn glue_failure(glue: &Object, message: &str) -> Error {
+    match glue_fn::<String, ()>(glue, "fail") {
+        Ok(fail) => fail
+            .call(message.to_string())
+            .err()
+            .unwrap_or_else(|| invalid_input(message)),
+        Err(error) => error,
+    }
+}
+
+/// Compiles the host glue and wires its Rust callbacks.
+fn create_glue<'env>(
+    env: &'env Env,
+    pending: &Arc<PendingReplies>,
+    core_slot: &CoreSlot,
+) -> Result<Object<'env>> {
     let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
     let done_pending = pending.clone();
     let done = env.create_function_from_closure("done", move |ctx| {
@@ -364,5 +513,14 @@ fn create_glue<'env>(env: &'env Env, pending: &Arc<PendingReplies>) -> Result<Ob
         resume_pending.resume(ctx.get(0)?);
         Ok(())
     })?;
-    factory.call(FnArgs::from((done, pause, resume)))
+    let slot = core_slot.clone();
+    let mcp_loaded = env.create_function_from_closure("mcpLoaded", move |ctx| {
+        let report: String = ctx.get(0)?;
+        if let Some(core) = slot.get().and_then(Weak::upgrade) {
+            let report: Value = serde_json::from_str(&report).unwrap_or(Value::Null);
+            core.set_mcp(&report);
+        }
+        Ok(())
+    })?;
+    factory.call(FnArgs::from((done, pause, resume, mcp_loaded)))
 }

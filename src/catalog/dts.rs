@@ -53,6 +53,12 @@ pub fn tool_dts(entry: &CatalogEntry) -> String {
     out
 }
 
+/// The TypeScript type of a schema under declaration bounds; `unknown` when it is too
+/// large to render whole.
+pub fn declaration_type(schema: Option<&Value>) -> String {
+    ts_type(schema)
+}
+
 fn ts_type(schema: Option<&Value>) -> String {
     match schema {
         None => "unknown".to_owned(),
@@ -80,7 +86,7 @@ fn input_optional(parameters: Option<&Value>) -> bool {
     }
 }
 
-fn param_docs(parameters: Option<&Value>) -> Vec<(String, String)> {
+pub fn param_docs(parameters: Option<&Value>) -> Vec<(String, String)> {
     let Some(props) = parameters
         .and_then(|p| p.get("properties"))
         .and_then(Value::as_object)
@@ -103,7 +109,7 @@ fn param_docs(parameters: Option<&Value>) -> Vec<(String, String)> {
 }
 
 /// One ` * ` line; `*/` is escaped so a description can never end the comment.
-fn push_doc_line(out: &mut String, line: &str) {
+pub fn push_doc_line(out: &mut String, line: &str) {
     let line = line
         .replace("*/", "*\\/")
         .replace(['\u{2028}', '\u{2029}', '\r'], " ");

@@ -22,10 +22,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 pub use describe::{describe_json, metadata_json};
-pub use dts::{tool_dts, tool_dts_path};
+pub use dts::{declaration_type, param_docs, push_doc_line, tool_dts, tool_dts_path};
 pub use entry::CatalogEntry;
 pub use hints::{input_hint, output_hint};
-pub use names::is_reserved;
+pub use names::{is_keyword, is_reserved, reserved_kind};
 pub use quick_index::quick_index;
 pub use search::SearchIndex;
 

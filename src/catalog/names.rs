@@ -23,6 +23,27 @@ pub fn is_reserved(name: &str) -> bool {
     .contains(name)
 }
 
+/// Why `name` cannot be a guest global, if it cannot: the three families of reserved names.
+pub fn reserved_kind(name: &str) -> Option<&'static str> {
+    let within = |list: &str| list.split_whitespace().any(|w| w == name);
+    if within(KEYWORDS) {
+        Some("a JavaScript reserved word")
+    } else if within(RUNTIME_GLOBALS) {
+        Some("a code mode runtime global")
+    } else if within(BUILTINS) {
+        Some("a JavaScript built-in")
+    } else {
+        None
+    }
+}
+
+/// Whether `name` is a JS reserved word or a keyword that cannot be a plain binding.
+pub fn is_keyword(name: &str) -> bool {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| KEYWORDS.split_whitespace().collect())
+        .contains(name)
+}
+
 /// Replaces every char outside `[A-Za-z0-9_$]` with `_` and prefixes `tool_` when the
 /// result does not start with a letter, `_` or `$`.
 pub(super) fn sanitize(name: &str) -> String {

@@ -1,8 +1,14 @@
-//! The guest's virtual `API` files (SPEC §4): `tools/<callable>.d.ts` declarations,
-//! rendered from the catalog on read. Paths are validated before anything is looked up.
+//! The guest's virtual `API` files (SPEC §4): `tools/<callable>.d.ts`, `mcp/index.d.ts`,
+//! `mcp/<server>.d.ts` and `agents.d.ts`, rendered on read (a listing renders too, for
+//! exact `bytes`). Paths are validated before anything is looked up.
 
+use super::surfaces::AGENTS_DTS;
 use crate::catalog::{tool_dts, tool_dts_path, Catalog, CatalogEntry};
+use crate::mcp::{self, McpCatalog};
 use serde_json::{json, Value};
+
+const AGENTS_PATH: &str = "agents.d.ts";
+const AGENTS_DESCRIPTION: &str = "Declarations of the Swarm globals agents.run, phase and log";
 
 /// Normalises a guest path: trimmed, one leading `/` dropped, no empty/`.`/`..` segment.
 pub fn normalize(path: &str) -> Result<String, String> {
@@ -29,9 +35,11 @@ fn description(entry: &CatalogEntry) -> String {
 }
 
 fn file_json(path: String, entry: &CatalogEntry, with_content: bool) -> Value {
-    let content = tool_dts(entry);
-    let mut file =
-        json!({ "path": path, "description": description(entry), "bytes": content.len() });
+    virtual_file(path, description(entry), tool_dts(entry), with_content)
+}
+
+fn virtual_file(path: String, description: String, content: String, with_content: bool) -> Value {
+    let mut file = json!({ "path": path, "description": description, "bytes": content.len() });
     if with_content {
         if let Some(map) = file.as_object_mut() {
             map.insert("content".into(), json!(content));
@@ -40,21 +48,64 @@ fn file_json(path: String, entry: &CatalogEntry, with_content: bool) -> Value {
     file
 }
 
-/// Every file whose path starts with `prefix` (after normalising a leading `/`).
-pub fn list(catalog: &Catalog, prefix: &str) -> Vec<Value> {
-    let prefix = prefix.trim();
-    let prefix = prefix.strip_prefix('/').unwrap_or(prefix);
-    catalog
-        .entries()
-        .iter()
-        .map(|entry| (tool_dts_path(entry), entry))
-        .filter(|(path, _)| path.starts_with(prefix))
-        .map(|(path, entry)| file_json(path, entry, false))
-        .collect()
+/// The non-tool files: (path, description, renderer).
+fn extra_files<'a>(
+    mcp: &'a McpCatalog,
+    swarm: bool,
+) -> Vec<(String, String, Box<dyn Fn() -> String + 'a>)> {
+    let mut files: Vec<(String, String, Box<dyn Fn() -> String + 'a>)> = Vec::new();
+    if swarm {
+        files.push((
+            AGENTS_PATH.into(),
+            AGENTS_DESCRIPTION.into(),
+            Box::new(|| AGENTS_DTS.to_string()),
+        ));
+    }
+    if !mcp.servers.is_empty() {
+        files.push((
+            mcp::INDEX_PATH.into(),
+            mcp::INDEX_DESCRIPTION.into(),
+            Box::new(|| mcp::index_dts(mcp)),
+        ));
+        for server in &mcp.servers {
+            files.push((
+                mcp::server_path(server),
+                mcp::server_description(server),
+                Box::new(move || mcp::server_dts(server, None)),
+            ));
+        }
+    }
+    files
 }
 
-pub fn read(catalog: &Catalog, path: &str) -> Result<Value, String> {
+/// Every file whose path starts with `prefix` (after normalising a leading `/`).
+pub fn list(catalog: &Catalog, mcp: &McpCatalog, swarm: bool, prefix: &str) -> Vec<Value> {
+    let prefix = prefix.trim();
+    let prefix = prefix.strip_prefix('/').unwrap_or(prefix);
+    let mut files: Vec<Value> = extra_files(mcp, swarm)
+        .into_iter()
+        .filter(|(path, _, _)| path.starts_with(prefix))
+        .map(|(path, description, render)| virtual_file(path, description, render(), false))
+        .collect();
+    files.extend(
+        catalog
+            .entries()
+            .iter()
+            .map(|entry| (tool_dts_path(entry), entry))
+            .filter(|(path, _)| path.starts_with(prefix))
+            .map(|(path, entry)| file_json(path, entry, false)),
+    );
+    files
+}
+
+pub fn read(catalog: &Catalog, mcp: &McpCatalog, swarm: bool, path: &str) -> Result<Value, String> {
     let path = normalize(path)?;
+    if let Some((path, description, render)) = extra_files(mcp, swarm)
+        .into_iter()
+        .find(|(p, _, _)| *p == path)
+    {
+        return Ok(virtual_file(path, description, render(), true));
+    }
     let callable = path
         .strip_prefix("tools/")
         .and_then(|rest| rest.strip_suffix(".d.ts"))

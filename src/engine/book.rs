@@ -214,6 +214,8 @@ pub struct CellBridge {
     pub restart_safe: bool,
 }
 
+pub const RESTART_SAFE_NAMESPACE_REFUSAL: &str =
+    "restart-safe code mode cannot call namespace tools.";
 pub const RESTART_SAFE_REFUSAL: &str = "restart-safe code mode cannot call tool surfaces that are not proven replay-safe; use audited read, grep, or find tools.";
 
 impl CellBridge {
@@ -333,12 +335,18 @@ impl CellBridge {
 impl Bridge for CellBridge {
     fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
         super::panic_probe::maybe_panic(target, super::panic_probe::BRIDGE_MARKER);
-        if method != "tool" {
-            return Err(format!("Unknown bridge method: {method}."));
-        }
-        let tool = self.session.resolve_tool(target)?;
+        let (tool, input_json) = match method {
+            "tool" => (self.session.resolve_tool(target)?, input_json),
+            "surface" => self.session.resolve_surface(target, input_json)?,
+            _ => return Err(format!("Unknown bridge method: {method}.")),
+        };
         if self.restart_safe && !tool.replay_safe {
-            let message = RESTART_SAFE_REFUSAL.to_string();
+            let message = if tool.surface {
+                RESTART_SAFE_NAMESPACE_REFUSAL
+            } else {
+                RESTART_SAFE_REFUSAL
+            }
+            .to_string();
             self.book
                 .lock()
                 .fatal
@@ -366,6 +374,7 @@ impl Bridge for CellBridge {
             run_id: self.run_id.clone(),
             session_id: self.session.session_id().to_string(),
             tool_index: tool.host_index,
+            surface: tool.surface,
             tool_name: tool.tool_name,
             callable_name: tool.callable_name,
             input_json,
@@ -474,6 +483,10 @@ impl Bridge for CellBridge {
 
     fn api_list(&self, prefix: &str) -> String {
         self.session.api_list(prefix)
+    }
+
+    fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String> {
+        self.session.mcp_api(server, tool, schema)
     }
 
     fn api_read(&self, path: &str) -> Result<String, String> {

@@ -15,8 +15,11 @@ pub struct HostCall {
     pub parent_call_id: Option<String>,
     pub run_id: String,
     pub session_id: String,
-    /// Index of the tool in the session's host-side tool table.
+    /// Index of the tool in the session's host-side tool table, or of the surface in
+    /// its surface table when `surface` is set.
     pub tool_index: usize,
+    /// Namespace, MCP, nodes, skills or Swarm rather than a catalog tool.
+    pub surface: bool,
     pub tool_name: String,
     /// The guest-visible name (for `beforeToolCall`).
     pub callable_name: String,

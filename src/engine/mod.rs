@@ -14,6 +14,7 @@ pub mod pool;
 pub mod result;
 pub mod session;
 pub mod store;
+pub mod surfaces;
 pub mod timer;
 pub mod trajectory;
 pub mod warm;

@@ -2,14 +2,84 @@
 //! quick index, `wait`, then the direct-only tools unchanged. Deterministic for equal
 //! catalogs: nothing here depends on time, randomness or hash order.
 
+use super::surfaces::Surfaces;
 use crate::catalog::{quick_index, Catalog};
 use crate::limits::Limits;
+use crate::mcp::McpCatalog;
 use serde_json::{json, Value};
+
+/// What the session offers beyond catalog tools; each part is described only when present.
+pub struct Extras<'a> {
+    pub mcp: &'a McpCatalog,
+    pub surfaces: &'a Surfaces,
+}
+
+/// Lines the host-supplied namespace description and prompt may take each.
+const NAMESPACE_TEXT_CHARS: usize = 600;
+
+fn bounded(text: &str) -> String {
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() <= NAMESPACE_TEXT_CHARS {
+        text
+    } else {
+        let cut: String = text.chars().take(NAMESPACE_TEXT_CHARS).collect();
+        format!("{cut}…")
+    }
+}
+
+fn extras_text(extras: &Extras) -> String {
+    let mut text = String::new();
+    let mcp = extras.mcp;
+    if mcp.is_configured() {
+        let visible: Vec<String> = mcp
+            .servers
+            .iter()
+            .map(|s| format!("MCP.{}", s.identifier))
+            .collect();
+        text.push_str("\n- MCP servers are reachable only through the `MCP` namespace, never as globals or in `catalog`: call `await MCP.<server>.<tool>({ ...input })` with one object argument; results are `{ content, structuredContent?, isError }` and `isError: true` does not throw.");
+        if !visible.is_empty() {
+            text.push_str(&format!(" Servers: {}.", visible.join(", ")));
+        }
+        if !mcp.loading.is_empty() {
+            text.push_str(&format!(" Loading: {}.", mcp.loading.join(", ")));
+        }
+        if !mcp.unavailable.is_empty() {
+            let names: Vec<&str> = mcp.unavailable.iter().map(|(n, _)| n.as_str()).collect();
+            text.push_str(&format!(
+                " Unavailable now (their tools failed to load): {}.",
+                names.join(", ")
+            ));
+        }
+        text.push_str("\n- `API.list(\"mcp\")` lists declaration files and `API.read(\"mcp/<server>.d.ts\")` returns TypeScript-style signatures; read one before calling an unfamiliar MCP tool. `MCP.<server>.resources.list()/read({ uri })` and `prompts.list()/get({ name, arguments })` work where the server supports them.");
+    }
+    let surfaces = extras.surfaces;
+    if surfaces.has_nodes() {
+        text.push_str("\n- Paired devices: `await nodes.list()`, then `const node = await nodes.get(idOrName)` and `await node.invoke(command, params)` for a command the node advertises.");
+    }
+    if surfaces.has_skills() {
+        text.push_str("\n- Skills: `await skills.list()` and `await skills.read(name, relativePath?)` return skill text.");
+    }
+    for ns in surfaces.namespaces() {
+        text.push_str(&format!("\n- Namespace `{}`: call its functions as `await {}.<path>.<fn>(args)` (also `namespaces.{}`).", ns.global_name, ns.global_name, ns.global_name));
+        if !ns.description.trim().is_empty() {
+            text.push(' ');
+            text.push_str(&bounded(&ns.description));
+        }
+        if !ns.prompt.trim().is_empty() {
+            text.push(' ');
+            text.push_str(&bounded(&ns.prompt));
+        }
+    }
+    if surfaces.has_swarm() {
+        text.push_str("\n- Swarm: `await agents.run({ task, ... })` runs a sub-agent; `phase(title)` and `log(message)` mark progress; `API.read(\"agents.d.ts\")` has the declarations.");
+    }
+    text
+}
 
 /// Characters the quick index may take in the exec description (SPEC §4).
 pub const QUICK_INDEX_CHARS: usize = 8_000;
 
-pub fn exec_description(catalog: &Catalog, limits: &Limits) -> String {
+pub fn exec_description(catalog: &Catalog, limits: &Limits, extras: &Extras) -> String {
     let mut text = format!(
         "Run a short JavaScript or TypeScript program (the body of an async function) that orchestrates tools, then `return` one JSON value. \
 Not shell: no commands, no require/import, no Node modules, no fetch or filesystem.\n\
@@ -22,6 +92,7 @@ Not shell: no commands, no require/import, no Node modules, no fetch or filesyst
 - If the result has `status: \"waiting\"`, call `wait` with its top-level `runId` to continue; never rerun the program.",
         limits.timeout_ms, limits.max_output_bytes
     );
+    text.push_str(&extras_text(extras));
     let index = quick_index(catalog, QUICK_INDEX_CHARS);
     if !index.is_empty() {
         text.push_str("\n\n");
@@ -56,9 +127,14 @@ pub fn wait_parameters() -> Value {
 }
 
 /// `[exec, wait, ...directOnly]`, each `{ name, description, parameters }`.
-pub fn model_tools(catalog: &Catalog, limits: &Limits, direct_only: &[Value]) -> Value {
+pub fn model_tools(
+    catalog: &Catalog,
+    limits: &Limits,
+    extras: &Extras,
+    direct_only: &[Value],
+) -> Value {
     let mut tools = vec![
-        json!({ "name": "exec", "description": exec_description(catalog, limits), "parameters": exec_parameters() }),
+        json!({ "name": "exec", "description": exec_description(catalog, limits, extras), "parameters": exec_parameters() }),
         json!({ "name": "wait", "description": WAIT_DESCRIPTION, "parameters": wait_parameters() }),
     ];
     tools.extend(direct_only.iter().cloned());

@@ -7,10 +7,12 @@ use super::contracts::{ContractCache, ToolContracts};
 use super::host::Host;
 use super::result::{self, Outcome, RunMetrics};
 use super::store::{self, ParkedInfo, Scope};
+use super::surfaces::{Surfaces, SurfacesJson};
 use super::timer;
 use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
+use crate::mcp::{McpCatalog, OPS};
 use crate::source::{self, ExecRequest, RawExecInput};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
@@ -26,6 +28,8 @@ pub struct SessionConfig {
     pub tools: Vec<ToolSpec>,
     /// Headless scripts: the most tool calls one run may make.
     pub max_tool_calls: Option<u64>,
+    /// Namespaces, nodes, skills, Swarm and the configured MCP server names.
+    pub surfaces: SurfacesJson,
 }
 
 /// What the guest calls a tool: the host-side index, the names and its contracts.
@@ -35,6 +39,8 @@ pub struct ToolRef {
     pub callable_name: String,
     pub replay_safe: bool,
     pub contracts: Arc<ToolContracts>,
+    /// A host surface (namespace, MCP, nodes, skills, Swarm) rather than a catalog tool.
+    pub surface: bool,
 }
 
 #[derive(Default)]
@@ -60,16 +66,21 @@ pub struct SessionCore {
     closed: AtomicBool,
     /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
     cells: Mutex<HashMap<String, Arc<Cell>>>,
+    surfaces: Surfaces,
+    mcp: RwLock<McpCatalog>,
 }
 
 impl SessionCore {
-    pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Arc<SessionCore> {
+    /// Fails only on invalid namespace definitions (the message names the field).
+    pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Result<Arc<SessionCore>, String> {
         let direct_only = direct_only_names(&config.tools);
         let host_tool_count = config.tools.len();
-        let catalog = Catalog::build(config.tools, &[]);
+        let mcp = McpCatalog::pending(config.surfaces.mcp_servers.clone());
+        let surfaces = Surfaces::build(config.surfaces)?;
+        let catalog = Catalog::build(config.tools, &surfaces.global_names());
         let host_indices = HostIndices::of(&catalog);
-        let prelude_config = prelude_config_for(&catalog);
-        Arc::new(SessionCore {
+        let prelude_config = prelude_config_for(&catalog, &surfaces, &mcp);
+        Ok(Arc::new(SessionCore {
             scope: config.scope,
             limits: config.limits,
             catalog: RwLock::new(catalog),
@@ -83,7 +94,23 @@ impl SessionCore {
             contracts: ContractCache::default(),
             closed: AtomicBool::new(false),
             cells: Mutex::new(HashMap::new()),
-        })
+            surfaces,
+            mcp: RwLock::new(mcp),
+        }))
+    }
+
+    /// The MCP tools the host glue loaded (or reloaded): identifiers, declarations and
+    /// the guest's `MCP` tree follow.
+    pub fn set_mcp(&self, report: &Value) {
+        let mcp = McpCatalog::from_report(report);
+        *self.prelude_config.write() =
+            prelude_config_for(&self.catalog.read(), &self.surfaces, &mcp);
+        *self.mcp.write() = mcp;
+    }
+
+    /// Whether MCP servers are configured whose tools are not loaded yet.
+    pub fn mcp_loading(&self) -> bool {
+        !self.mcp.read().loading.is_empty()
     }
 
     pub fn session_id(&self) -> &str {
@@ -132,7 +159,11 @@ impl SessionCore {
                 })
             })
             .collect();
-        super::model_tools::model_tools(&self.catalog.read(), &self.limits, &direct)
+        let extras = super::model_tools::Extras {
+            mcp: &self.mcp.read(),
+            surfaces: &self.surfaces,
+        };
+        super::model_tools::model_tools(&self.catalog.read(), &self.limits, &extras, &direct)
     }
 
     /// `addTools()`: appends keep names, counters and `counterScope`.
@@ -157,7 +188,8 @@ impl SessionCore {
             }
             indices.1 += batch;
         }
-        *self.prelude_config.write() = prelude_config_for(&catalog);
+        *self.prelude_config.write() =
+            prelude_config_for(&catalog, &self.surfaces, &self.mcp.read());
         self.direct_only.write().extend(more_direct);
     }
 
@@ -203,7 +235,61 @@ impl SessionCore {
             callable_name: entry.callable_name().to_string(),
             replay_safe: entry.replay_safe(),
             contracts,
+            surface: false,
         })
+    }
+
+    /// A namespace, MCP, nodes, skills or Swarm call by its guest key, with the input
+    /// the host receives (MCP inputs get schema defaults and required checks).
+    pub fn resolve_surface(
+        &self,
+        key: &str,
+        input_json: String,
+    ) -> Result<(ToolRef, String), String> {
+        let surface = |host_index: usize, tool_name: String, callable_name: String| ToolRef {
+            host_index,
+            contracts: Arc::new(ToolContracts::new(&tool_name, false, None, None)),
+            tool_name,
+            callable_name,
+            replay_safe: false,
+            surface: true,
+        };
+        if let Some(rest) = key.strip_prefix("mcp/") {
+            let (server_id, member) = rest.split_once('/').unwrap_or((rest, ""));
+            let mcp = self.mcp.read();
+            let server = mcp.server(server_id)?;
+            if OPS.contains(&member) {
+                let index = server.op(member)?;
+                let name = format!("MCP.{}.{member}", server.identifier);
+                return Ok((surface(index, name.clone(), name), input_json));
+            }
+            let tool = server.tool(member)?;
+            let input = tool.prepare_input(&input_json)?;
+            let callable = format!("MCP.{}.{}", server.identifier, tool.identifier);
+            return Ok((surface(tool.host_index, tool.name.clone(), callable), input));
+        }
+        let found = self
+            .surfaces
+            .get(key)
+            .ok_or_else(|| format!("Unknown code mode surface: {key}."))?;
+        Ok((
+            surface(found.host_index, found.name.clone(), found.name.clone()),
+            input_json,
+        ))
+    }
+
+    /// `MCP.$api()` (empty server) and `MCP.<server>.$api(tool?, { schema })`.
+    pub fn mcp_api(
+        &self,
+        server: &str,
+        tool: Option<&str>,
+        schema: bool,
+    ) -> Result<String, String> {
+        let mcp = self.mcp.read();
+        if server.is_empty() {
+            return Ok(crate::mcp::root_api(&mcp).to_string());
+        }
+        crate::mcp::server_api(mcp.server(server)?, tool, schema).map(|v| v.to_string())
     }
 
     pub fn search(&self, query: &str, limit: u32, budget_bytes: usize) -> Result<String, String> {
@@ -250,13 +336,19 @@ impl SessionCore {
 
     pub fn api_list(&self, prefix: &str) -> String {
         let catalog = self.catalog.read();
-        let files = super::api_files::list(&catalog, prefix);
+        let files = super::api_files::list(
+            &catalog,
+            &self.mcp.read(),
+            self.surfaces.has_swarm(),
+            prefix,
+        );
         json!({ "files": files }).to_string()
     }
 
     pub fn api_read(&self, path: &str) -> Result<String, String> {
         let catalog = self.catalog.read();
-        super::api_files::read(&catalog, path).map(|file| file.to_string())
+        super::api_files::read(&catalog, &self.mcp.read(), self.surfaces.has_swarm(), path)
+            .map(|file| file.to_string())
     }
 
     pub fn telemetry(&self) -> Value {
@@ -266,7 +358,7 @@ impl SessionCore {
         visible.extend(self.direct_only.read().iter().map(|t| t.name.clone()));
         json!({
             "catalogSize": catalog.len(),
-            "sources": { "openclaw": counts.openclaw, "mcp": 0, "client": counts.client },
+            "sources": { "openclaw": counts.openclaw, "mcp": self.mcp.read().tool_count(), "client": counts.client },
             "counterScope": self.counter_scope,
             "searchCount": self.counters.search.load(Ordering::Relaxed),
             "describeCount": self.counters.describe.load(Ordering::Relaxed),
@@ -452,12 +544,20 @@ fn direct_only_names(tools: &[ToolSpec]) -> Vec<ToolSpec> {
     tools.iter().filter(|t| t.direct_only).cloned().collect()
 }
 
-/// The prelude's configuration: every catalog handle with its guest-visible metadata.
-fn prelude_config_for(catalog: &Catalog) -> Arc<str> {
+/// The prelude's configuration: every catalog handle's callable name, the host surfaces
+/// and the MCP tree (null when no MCP server is configured).
+fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) -> Arc<str> {
     let tools: Vec<&str> = catalog
         .entries()
         .iter()
         .map(|entry| entry.callable_name())
         .collect();
-    Arc::from(json!({ "tools": tools }).to_string())
+    let mcp_tree = if mcp.is_configured() {
+        mcp.prelude_tree()
+    } else {
+        Value::Null
+    };
+    Arc::from(
+        json!({ "tools": tools, "surfaces": surfaces.prelude_json(), "mcp": mcp_tree }).to_string(),
+    )
 }

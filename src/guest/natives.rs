@@ -47,6 +47,8 @@ pub trait Bridge: Send + Sync {
     fn api_list(&self, prefix: &str) -> String;
     /// `API.read(path)`: `{ path, content, description, bytes }` as JSON, or an error to throw.
     fn api_read(&self, path: &str) -> Result<String, String>;
+    /// `MCP.$api()` (empty server) or `MCP.<server>.$api(tool?, { schema })`, as JSON.
+    fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String>;
 }
 
 fn optional_string(value: &Value<'_>) -> Option<String> {
@@ -185,6 +187,20 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
             b.try_with(&ctx, |bridge| bridge.api_read(&path))
         })?,
+    )?;
+
+    let b = bound();
+    native.set(
+        "mcpApi",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, server: String, tool: Value<'js>, schema: bool| {
+                let tool = optional_string(&tool);
+                b.try_with(&ctx, |bridge| {
+                    bridge.mcp_api(&server, tool.as_deref(), schema)
+                })
+            },
+        )?,
     )?;
 
     // URL parsing lives in Rust (WHATWG semantics from the `url` crate).
