@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 
 pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
 
+/// Cells alive in the process (running, idle or parked): for leak checks and stats.
+pub static LIVE_CELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[derive(Debug)]
 pub enum Event {
     HostReply {
@@ -90,6 +93,7 @@ impl Cell {
             limits.max_pending_tool_calls as usize,
         )));
         let language = source.language;
+        LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
             run_id,
             session,
@@ -545,6 +549,12 @@ impl Cell {
             });
             self.book.lock().expect_reply(id);
         }
+    }
+}
+
+impl Drop for Cell {
+    fn drop(&mut self) {
+        LIVE_CELLS.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
