@@ -288,17 +288,27 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     assert_eq!(s.runs().len(), 1);
     s.close();
     assert!(s.runs().is_empty());
-    assert_eq!(host.cancelled.lock().len(), 2, "both held calls are cancelled");
+    assert_eq!(
+        host.cancelled.lock().len(),
+        2,
+        "both held calls are cancelled"
+    );
     host.answer_all(); // late answers after close are ignored
     assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
 
     // 2. cancelRun of a run parked on pending tools (deadline passed while idle).
     let s = session("drop-cancel", json!({ "timeoutMs": 200 }), host.clone());
-    let parked = exec(&s, "const p = held({}); setTimeout(() => 1, 3600000); return await p");
+    let parked = exec(
+        &s,
+        "const p = held({}); setTimeout(() => 1, 3600000); return await p",
+    );
     assert_eq!(parked["status"], "waiting", "{parked}");
     assert_eq!(parked["reason"], "pending_tools");
     assert!(s.cancel_run(&run_id(&parked)));
-    assert!(!s.cancel_run(&run_id(&parked)), "a second cancel finds nothing");
+    assert!(
+        !s.cancel_run(&run_id(&parked)),
+        "a second cancel finds nothing"
+    );
     host.answer_all();
 
     // 3. TTL expiry drops the VM on the timer thread.
