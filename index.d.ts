@@ -66,6 +66,15 @@ export declare class CodeModeSession {
   cancelRun(runId: string): boolean
 }
 
+/**
+ * Extension: process-wide counters for leak and health checks. `parkedRuns` are runs in
+ * the suspended-run store (parked or resuming), `liveCells` runs not yet dropped (running,
+ * idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
+ * `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
+ * running (0 before the first cell).
+ */
+export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number }
+
 /** Process-wide settings; call before the first session runs a cell. */
 export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
 

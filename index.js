@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CodeModeSession = nativeBinding.CodeModeSession
+module.exports.codeModeRuntimeStats = nativeBinding.codeModeRuntimeStats
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.runCodeModeScript = nativeBinding.runCodeModeScript
 module.exports.transformTypeScript = nativeBinding.transformTypeScript

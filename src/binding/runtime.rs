@@ -1,6 +1,6 @@
 //! Process-wide functions: runtime configuration and the TypeScript transform.
 
-use crate::engine::{pool, store};
+use crate::engine::{cell, pool, store, timer};
 use crate::source::program::SourceError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -34,6 +34,25 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<()> {
         store::global().set_max(max as usize);
     }
     Ok(())
+}
+
+/// Extension: process-wide counters for leak and health checks. `parkedRuns` are runs in
+/// the suspended-run store (parked or resuming), `liveCells` runs not yet dropped (running,
+/// idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
+/// `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
+/// running (0 before the first cell).
+#[napi(
+    js_name = "codeModeRuntimeStats",
+    ts_return_type = "{ parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number }"
+)]
+pub fn code_mode_runtime_stats() -> Value {
+    json!({
+        "parkedRuns": store::global().len(),
+        "liveCells": cell::LIVE_CELLS.load(std::sync::atomic::Ordering::Relaxed),
+        "liveVms": crate::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed),
+        "pendingTimers": timer::pending(),
+        "workers": pool::live_workers(),
+    })
 }
 
 /// Strips TypeScript types from a cell (oxc); errors are returned as data.

@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 
 /// In-VM queue bound of SPEC §6.
 pub const MAX_QUEUED: usize = 128;
+/// Nested-call records kept per run (a result shows at most these, newest last). A cell
+/// looping over a fast tool makes ~20,000 calls a second: keeping every record would
+/// grow host memory without bound, outside the VM's memory limit.
+pub const KEPT_RECORDS: usize = 100;
 
 /// How the top-level promise ended: value JSON, or error JSON from the prelude.
 #[derive(Debug)]
@@ -70,7 +74,10 @@ pub struct RunBook {
     pub fatal: Option<CodeModeError>,
     /// A guest error thrown outside the top-level promise (a timer callback), as error JSON.
     pub thrown: Option<String>,
-    pub nested: Vec<NestedCall>,
+    /// The newest `KEPT_RECORDS` nested-call records; `nested_base` is the sequence
+    /// number of the first one kept, `nested_total` how many were ever made.
+    nested: VecDeque<NestedCall>,
+    nested_base: usize,
     pub max_pending: usize,
     pub max_output: usize,
 }
@@ -91,7 +98,8 @@ impl RunBook {
             completion: None,
             fatal: None,
             thrown: None,
-            nested: Vec::new(),
+            nested: VecDeque::new(),
+            nested_base: 0,
             max_pending,
             max_output: max_output_bytes,
         }
@@ -144,7 +152,7 @@ impl RunBook {
         let Some(call) = self.calls.remove(&bridge_id) else {
             return false;
         };
-        if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
+        if let Some(record) = call.record.and_then(|i| self.record_mut(i)) {
             record.duration_ms =
                 Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
             match outcome {
@@ -164,8 +172,9 @@ impl RunBook {
     /// Drops every call, timer and queued item; returns the host call ids to cancel.
     pub fn cancel_all(&mut self) -> Vec<String> {
         let mut ids = Vec::new();
-        for (_, call) in self.calls.drain() {
-            if let Some(record) = call.record.and_then(|i| self.nested.get_mut(i)) {
+        let calls: Vec<InFlight> = self.calls.drain().map(|(_, call)| call).collect();
+        for call in calls {
+            if let Some(record) = call.record.and_then(|i| self.record_mut(i)) {
                 record.status = "cancelled";
             }
             if call.record.is_some() {
@@ -179,6 +188,33 @@ impl RunBook {
         }
         self.queue.clear();
         ids
+    }
+
+    /// Records a dispatched call; returns its sequence number for `record_mut`. The oldest
+    /// record is dropped beyond `KEPT_RECORDS` (a late settle of it then updates nothing).
+    fn add_record(&mut self, record: NestedCall) -> usize {
+        let sequence = self.nested_base + self.nested.len();
+        self.nested.push_back(record);
+        if self.nested.len() > KEPT_RECORDS {
+            self.nested.pop_front();
+            self.nested_base += 1;
+        }
+        sequence
+    }
+
+    fn record_mut(&mut self, sequence: usize) -> Option<&mut NestedCall> {
+        let index = sequence.checked_sub(self.nested_base)?;
+        self.nested.get_mut(index)
+    }
+
+    /// Nested calls made over the whole run, including records no longer kept.
+    pub fn nested_total(&self) -> usize {
+        self.nested_base + self.nested.len()
+    }
+
+    /// The kept nested-call records, oldest first.
+    pub fn records(&self) -> impl Iterator<Item = &NestedCall> {
+        self.nested.iter()
     }
 
     /// Registers an internal reply the next turn will deliver (a released yield).
@@ -247,8 +283,7 @@ impl CellBridge {
         let refused = contracts.check_input(&call.input_json).err();
         {
             let mut book = self.book.lock();
-            let record = book.nested.len();
-            book.nested.push(NestedCall::started(&call));
+            let record = book.add_record(NestedCall::started(&call));
             book.calls.insert(
                 bridge_id,
                 InFlight {

@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 
 pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
 
+/// Cells alive in the process (running, idle or parked): for leak checks and stats.
+pub static LIVE_CELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[derive(Debug)]
 pub enum Event {
     HostReply {
@@ -90,6 +93,7 @@ impl Cell {
             limits.max_pending_tool_calls as usize,
         )));
         let language = source.language;
+        LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
             run_id,
             session,
@@ -356,6 +360,7 @@ impl Cell {
         outcome: Result<String, super::host::HostFailure>,
     ) -> Result<String, super::host::HostFailure> {
         let json = outcome?;
+        super::panic_probe::maybe_panic(&json, super::panic_probe::RESULT_MARKER);
         if let Some(contracts) = tool_index.and_then(|i| self.session.contracts_of(i)) {
             contracts.check_output(&json)?;
         }
@@ -407,8 +412,8 @@ impl Cell {
                 return Verdict::Idle;
             };
             drop(book);
-            if let Some(rejection) = vm.first_unhandled_rejection() {
-                return Verdict::Finish(Err(self.guest_failure(&rejection, vm)));
+            if let Some(verdict) = self.unhandled_rejection(vm) {
+                return verdict;
             }
             return Verdict::Finish(match completion {
                 Completion::Value(json) => Ok(json),
@@ -420,8 +425,16 @@ impl Cell {
         }
         if book.outstanding() == 0 {
             drop(book);
-            if let Some(rejection) = vm.first_unhandled_rejection() {
-                return Verdict::Finish(Err(self.guest_failure(&rejection, vm)));
+            if let Some(verdict) = self.unhandled_rejection(vm) {
+                return verdict;
+            }
+            // A job that ran out of memory can leave its promise pending forever: say so.
+            if self.under_memory_pressure(vm) {
+                let limit = self.session.limits().memory_limit_bytes;
+                return Verdict::Finish(Err(CodeModeError::internal(format!(
+                    "{} (code mode cell ran out of memory: its limit is {limit} bytes)",
+                    messages::PENDING_WITHOUT_HOST_WORK
+                ))));
             }
             return Verdict::Finish(Err(CodeModeError::internal(
                 messages::PENDING_WITHOUT_HOST_WORK,
@@ -431,6 +444,26 @@ impl Cell {
             return Verdict::Park("pending_tools");
         }
         Verdict::Idle
+    }
+
+    /// The failure for the first unhandled rejection, if any. Formatting the rejection
+    /// runs guest code (its `message` getter, say), which the deadline may interrupt: the
+    /// cell then times out instead of completing with a rejection nobody could read.
+    fn unhandled_rejection(&self, vm: &Vm) -> Option<Verdict> {
+        let rejection = vm.first_unhandled_rejection();
+        match self.control.interrupt() {
+            Interrupt::Deadline => return Some(Verdict::Finish(Err(CodeModeError::timeout()))),
+            Interrupt::Abort => return Some(Verdict::Finish(Err(CodeModeError::aborted()))),
+            Interrupt::None => {}
+        }
+        rejection.map(|text| Verdict::Finish(Err(self.guest_failure(&text, vm))))
+    }
+
+    /// The heap came within a quarter of its limit during this run. Peak, not current use:
+    /// by the time a failure is judged, the allocation that failed was never counted.
+    fn under_memory_pressure(&self, vm: &Vm) -> bool {
+        let limit = self.session.limits().memory_limit_bytes;
+        vm.peak_heap_bytes().saturating_mul(4) >= limit.saturating_mul(3)
     }
 
     fn guest_failure(&self, payload: &str, vm: &Vm) -> CodeModeError {
@@ -447,7 +480,7 @@ impl Cell {
         let limit = self.session.limits().memory_limit_bytes;
         // Under memory pressure QuickJS may fail to build the error object itself and
         // throw `null`; "string too long" is its string-size wall, hit by doubling bombs.
-        let near_limit = vm.heap_bytes().saturating_mul(4) >= limit.saturating_mul(3);
+        let near_limit = self.under_memory_pressure(vm);
         if text.starts_with("Uncaught null") && !near_limit {
             return CodeModeError::internal(format!(
                 "{text} (a null exception at this point usually means the cell ran out of memory: its limit is {limit} bytes)"
@@ -456,7 +489,10 @@ impl Cell {
         let memory = text.contains("out of memory")
             || text.contains("string too long")
             || (near_limit
-                && (text.starts_with("Uncaught null") || text.starts_with("Uncaught exception")));
+                && (text.starts_with("Uncaught null")
+                    || text.starts_with("Uncaught exception")
+                    // What QuickJS throws when it cannot allocate the real error either.
+                    || text.contains("QuickJS library created a unknown error")));
         if memory {
             return CodeModeError::internal(format!(
                 "{text} (code mode cell ran out of memory: its limit is {limit} bytes)"
@@ -545,6 +581,12 @@ impl Cell {
             });
             self.book.lock().expect_reply(id);
         }
+    }
+}
+
+impl Drop for Cell {
+    fn drop(&mut self) {
+        LIVE_CELLS.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

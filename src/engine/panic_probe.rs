@@ -1,12 +1,14 @@
 //! Deliberate panics for the containment tests. Off unless the process starts with
 //! `CODEMODE_NATIVE_PANIC_PROBE=1`, so production never panics on purpose; with it, a
 //! cell containing `WORKER_MARKER` panics on its worker, and a call of a tool whose
-//! callable name is `BRIDGE_MARKER` panics inside a bridge conversion.
+//! callable name is `BRIDGE_MARKER` panics inside a bridge conversion (guest → host), and
+//! a host result containing `RESULT_MARKER` panics while it is admitted into the guest.
 
 use std::sync::OnceLock;
 
 pub const WORKER_MARKER: &str = "__panic_probe_worker__";
 pub const BRIDGE_MARKER: &str = "__panic_probe__";
+pub const RESULT_MARKER: &str = "__panic_probe_result__";
 
 fn enabled() -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();

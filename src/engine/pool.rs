@@ -26,6 +26,9 @@ pub struct Pool {
     queued_starts: AtomicUsize,
 }
 
+/// Worker threads currently running their loop (a worker that died would be missing).
+static LIVE_WORKERS: AtomicUsize = AtomicUsize::new(0);
+
 static CONFIGURED_THREADS: Mutex<Option<usize>> = Mutex::new(None);
 static POOL: OnceLock<Pool> = OnceLock::new();
 
@@ -111,7 +114,29 @@ fn spawn_worker(index: usize, receiver: Receiver<Job>) {
     }
 }
 
+/// Worker threads alive now; 0 before the pool first starts.
+pub fn live_workers() -> usize {
+    LIVE_WORKERS.load(Ordering::SeqCst)
+}
+
+/// Counts a worker as alive for as long as its loop runs, however it ends.
+struct Alive;
+
+impl Alive {
+    fn new() -> Alive {
+        LIVE_WORKERS.fetch_add(1, Ordering::SeqCst);
+        Alive
+    }
+}
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        LIVE_WORKERS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn worker_loop(receiver: Receiver<Job>) {
+    let _alive = Alive::new();
     while let Ok(job) = receiver.recv() {
         // Each job contains its own panic boundary; this one keeps the thread alive if a
         // panic escapes anyway (the job's cell is then failed by its own drop guard).

@@ -10,9 +10,6 @@ use serde_json::{json, Map, Value};
 /// The finished JSON result handed to the caller of exec/wait.
 pub type Outcome = Value;
 
-/// Most nested-call records one result carries; the oldest are dropped beyond it.
-const MAX_RECORDS: usize = 100;
-
 #[derive(Clone, Debug, Default)]
 pub struct RunMetrics {
     pub created_ns: u64,
@@ -139,15 +136,12 @@ fn attach_common(
     telemetry: &mut Value,
 ) {
     if let Some(t) = telemetry.as_object_mut() {
-        t.insert("run".into(), metrics.to_json(book.nested.len()));
+        t.insert("run".into(), metrics.to_json(book.nested_total()));
     }
     out.insert("telemetry".into(), telemetry.take());
-    if !book.nested.is_empty() {
-        let skip = book.nested.len().saturating_sub(MAX_RECORDS);
-        let records: Vec<Value> = book.nested[skip..]
-            .iter()
-            .map(|r| r.to_json(None))
-            .collect();
+    // The book keeps only the newest records (`KEPT_RECORDS`), which is what a result shows.
+    let records: Vec<Value> = book.records().map(|r| r.to_json(None)).collect();
+    if !records.is_empty() {
         out.insert("nestedCalls".into(), Value::Array(records));
     }
 }

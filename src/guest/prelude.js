@@ -81,6 +81,8 @@
       const text = stringify(value, replacer);
       return text === undefined ? "null" : text;
     } catch (e) {
+      // Out of memory is the cell's failure, not a property of the value.
+      if (isError(e) && e.message === "out of memory") throw e;
       return stringify("[Unserializable value: " + describeThrown(e) + "]");
     }
   }
@@ -497,6 +499,10 @@
     // Rust calls the user's async function itself (so no prelude frame sits under user
     // frames in a guest-visible stack) and hands the promise here.
     watch(promise) {
+      // `then` looks up promise.constructor[Symbol.species], which the guest can replace
+      // with a throwing getter; an own `constructor: undefined` makes it use the intrinsic
+      // Promise. The guest never sees this promise, so the property is invisible to it.
+      defineProperty(promise, "constructor", { value: undefined });
       apply(promiseThen, promise, [
         (v) => native.finish(true, toJsonText(v === undefined ? null : v)),
         (e) => native.finish(false, formatError(e)),

@@ -1,0 +1,25 @@
+// Short soak (issue 8): 5,000 mixed cells through the same driver as `npm run soak`
+// (tools, timers, suspensions and waits, aborts, cancels, failures, timeouts), every
+// outcome as documented, RSS levelling off within a generous bound, nothing left behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runSoak, lastHalfGrowth } from '../scripts/soak.mjs';
+import { native, sleep } from './_helpers.mjs';
+
+test('5,000 mixed cells give documented outcomes, RSS levels off and nothing is left', { timeout: 120000 }, async (t) => {
+  const lines = [];
+  const { samples, wrong, counts } = await runSoak({ cells: 5000, every: 500, lanes: 16, cellsPerSession: 250, log: (l) => lines.push(l) });
+  t.diagnostic(lines.join('\n'));
+  assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} wrong outcomes`);
+  for (const [name, n] of Object.entries(counts)) assert.ok(n > 0 || name === 'timeout' || name === 'memory' || name === 'queue overflow', `the mix ran no ${name} cell`);
+  const growth = lastHalfGrowth(samples);
+  // Generous: a short run still warms allocator arenas and V8's heap.
+  assert.ok(growth <= 40, `RSS grew ${growth.toFixed(1)} MB over the last half: ${JSON.stringify(samples)}`);
+  let stats = native.codeModeRuntimeStats();
+  for (let i = 0; i < 100 && (stats.parkedRuns > 0 || stats.liveCells > 0); i++) {
+    await sleep(20);
+    stats = native.codeModeRuntimeStats();
+  }
+  assert.equal(stats.parkedRuns, 0, JSON.stringify(stats));
+  assert.equal(stats.liveCells, 0, JSON.stringify(stats));
+});

@@ -1,0 +1,408 @@
+//! Dropping VMs and runs in every awkward state: live promises, undrained jobs, pending
+//! timers, parked runs, held tool handles, interrupted and out-of-memory heaps. QuickJS is
+//! built with assertions on, so a leaked object at runtime teardown aborts the process;
+//! under `valgrind --leak-check=full` these tests also show whether anything is lost:
+//!
+//! ```text
+//! cargo test --no-default-features --test drop --no-run
+//! valgrind --leak-check=full target/debug/deps/drop-<hash> --test-threads=1
+//! ```
+
+use codemode_native::catalog::{Source, ToolSpec};
+use codemode_native::engine::cell::Event;
+use codemode_native::engine::host::{Host, HostCall, Reply};
+use codemode_native::engine::session::{SessionConfig, SessionCore};
+use codemode_native::engine::store::{self, Scope};
+use codemode_native::guest::control::Control;
+use codemode_native::guest::natives::Bridge;
+use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::limits::Limits;
+use codemode_native::source::{Field, RawExecInput};
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+/// A bridge that hands out fresh ids and never answers: every guest promise stays pending.
+#[derive(Default)]
+struct SilentBridge {
+    next: AtomicU32,
+}
+
+impl Bridge for SilentBridge {
+    fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> {
+        Ok(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+    fn output(&self, _: u8, _: String) {}
+    fn console(&self, _: String) {}
+    fn timer(&self, _: u64) -> Result<u32, String> {
+        Ok(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+    fn clear_timer(&self, _: u32) {}
+    fn yield_control(&self, _: Option<String>) -> u32 {
+        self.next.fetch_add(1, Ordering::Relaxed) + 1
+    }
+    fn finish(&self, _: bool, _: String) {}
+    fn fail(&self, _: String) {}
+    fn search(&self, _: &str, _: u32) -> Result<String, String> {
+        Ok(r#"["held"]"#.into())
+    }
+    fn describe(&self, _: &str) -> Result<String, String> {
+        Ok("{}".into())
+    }
+    fn tool_meta(&self, name: &str) -> Result<String, String> {
+        Ok(json!({ "name": name, "callableName": name }).to_string())
+    }
+    fn api_list(&self, _: &str) -> String {
+        r#"{"files":[]}"#.into()
+    }
+    fn api_read(&self, _: &str) -> Result<String, String> {
+        Err("no such file".into())
+    }
+}
+
+fn bound_vm(memory_bytes: usize, control: Arc<Control>) -> Vm {
+    let vm = Vm::blank().unwrap_or_else(|e| panic!("blank VM: {e:?}"));
+    vm.bind(
+        VmLimits {
+            memory_bytes,
+            max_stack_bytes: 256 * 1024,
+        },
+        control,
+        Arc::new(SilentBridge::default()),
+        r#"{"tools":["held"]}"#,
+    )
+    .unwrap_or_else(|e| panic!("bind: {e:?}"));
+    vm
+}
+
+#[test]
+fn a_vm_with_pending_promises_undrained_jobs_and_timers_drops_cleanly() {
+    let control = Arc::new(Control::new());
+    let vm = bound_vm(32 << 20, control.clone());
+    let started = vm.start(
+        r#"
+        const forever = Array.from({ length: 2000 }, () => new Promise(() => {}));
+        const chain = []; let p = Promise.resolve(0);
+        for (let i = 0; i < 500; i++) { p = p.then((v) => v + 1); chain.push(p); }
+        Promise.reject(new Error("never handled"));
+        const handle = held; const again = catalog.all();
+        setTimeout(() => forever.length, 100000, forever, handle);
+        const pendingCall = held({ x: 1 });
+        const yielded = yield_control("held");
+        const url = new URL("https://example.com/?a=1"); const params = url.searchParams;
+        await Promise.all([pendingCall, yielded, ...forever]);
+        "#,
+        "user.js",
+    );
+    assert!(started.is_ok(), "{started:?}");
+    vm.drain_jobs(&control);
+    // One call settles; its continuation is left queued at drop time.
+    vm.settle(1, true, r#"{"late":true}"#);
+    drop(vm);
+}
+
+#[test]
+fn a_vm_with_jobs_still_queued_drops_cleanly() {
+    let vm = bound_vm(32 << 20, Arc::new(Control::new()));
+    let started = vm.start(
+        "for (let i = 0; i < 1000; i++) Promise.resolve(i).then((v) => [v]); await null; return 1",
+        "user.js",
+    );
+    assert!(started.is_ok(), "{started:?}");
+    // No drain at all: every reaction job is still in QuickJS's queue.
+    drop(vm);
+}
+
+#[test]
+fn a_vm_interrupted_mid_computation_drops_cleanly() {
+    let control = Arc::new(Control::new());
+    control.set_deadline_after(Duration::from_millis(50));
+    let vm = bound_vm(32 << 20, control.clone());
+    let started = vm.start(
+        "const keep = []; for (;;) keep.push({ a: [1, 2, 3], p: new Promise(() => {}) });",
+        "user.js",
+    );
+    assert!(started.is_err(), "the deadline must interrupt the loop");
+    drop(vm);
+}
+
+#[test]
+fn a_vm_that_ran_out_of_memory_drops_cleanly() {
+    let vm = bound_vm(2 << 20, Arc::new(Control::new()));
+    let started = vm.start(
+        r#"const keep = []; try { for (;;) keep.push("x".repeat(1000) + keep.length) } catch (e) { keep.length = 0 }
+           let s = "y"; for (;;) s += s;"#,
+        "user.js",
+    );
+    // The bomb throws inside the async body: start succeeds with a rejected promise.
+    let _ = started;
+    drop(vm);
+}
+
+#[test]
+fn a_vm_whose_job_loop_was_interrupted_drops_cleanly() {
+    let control = Arc::new(Control::new());
+    let vm = bound_vm(32 << 20, control.clone());
+    let started = vm.start(
+        "function again() { Promise.resolve().then(again) } again(); await new Promise(() => {})",
+        "user.js",
+    );
+    assert!(started.is_ok(), "{started:?}");
+    control.set_deadline_after(Duration::from_millis(30));
+    vm.drain_jobs(&control);
+    drop(vm);
+}
+
+// ---------- runs through the session ----------
+
+/// Keeps every reply unanswered until `answer_all`, so calls stay pending; never leaks one.
+#[derive(Default)]
+struct HeldHost {
+    replies: Mutex<Vec<Reply>>,
+    cancelled: Mutex<Vec<String>>,
+}
+
+impl HeldHost {
+    fn answer_all(&self) {
+        let replies: Vec<Reply> = self.replies.lock().drain(..).collect();
+        for reply in replies {
+            reply.ok(r#"{"late":true}"#.into());
+        }
+    }
+}
+
+impl Host for HeldHost {
+    fn call_tool(&self, call: HostCall, reply: Reply) {
+        if call.tool_name == "echo" {
+            reply.ok(call.input_json);
+        } else {
+            self.replies.lock().push(reply);
+        }
+    }
+    fn cancel(&self, call_id: &str) {
+        self.cancelled.lock().push(call_id.to_string());
+    }
+}
+
+fn tool(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: format!("{name} tool"),
+        label: None,
+        parameters: None,
+        output_schema: None,
+        source: Source::Openclaw,
+        direct_only: false,
+        replay_safe: false,
+        control: false,
+    }
+}
+
+fn session(id: &str, limits: Value, host: Arc<HeldHost>) -> Arc<SessionCore> {
+    SessionCore::new(
+        SessionConfig {
+            scope: Scope {
+                session_id: id.into(),
+                session_key: None,
+                agent_id: None,
+                agent_run_id: None,
+            },
+            limits: Limits::from_json(Some(&limits)),
+            tools: vec![tool("held"), tool("echo")],
+            max_tool_calls: None,
+        },
+        host,
+    )
+}
+
+fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
+    let (tx, rx) = mpsc::channel();
+    let input = RawExecInput {
+        code: Field::Value(code.into()),
+        ..RawExecInput::default()
+    };
+    session.exec(
+        input,
+        None,
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
+    rx.recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| json!({ "status": "no result" }))
+}
+
+fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
+    let (tx, rx) = mpsc::channel();
+    session.wait(
+        Some(run_id.into()),
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
+    rx.recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| json!({ "status": "no result" }))
+}
+
+fn run_id(result: &Value) -> String {
+    result["runId"].as_str().unwrap_or_default().to_string()
+}
+
+/// Parks while holding everything at once: never-answered calls, a long timer, handles,
+/// closures over thousands of pending promises and an unhandled-then-handled rejection.
+const HOARDER: &str = r#"
+const forever = Array.from({ length: 1000 }, () => new Promise(() => {}));
+const rejected = Promise.reject(new Error("handled later"));
+const handles = [held, echo, ...catalog.all()];
+setTimeout(() => handles.length + forever.length, 3600000);
+const first = held({ n: 1 }); const second = held({ n: 2 });
+await echo({ warm: true });
+await yield_control("hoard");
+rejected.catch(() => {});
+return [await first, await second];
+"#;
+
+fn settle_quietly(deadline: Duration, done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + deadline;
+    while Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    done()
+}
+
+/// Every scenario in one test: they share the process-wide store, timers and VM count.
+#[test]
+fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
+    let host = Arc::new(HeldHost::default());
+    let timers_before = codemode_native::engine::timer::pending();
+
+    // 1. close() while parked on a yield with calls and a timer pending.
+    let s = session("drop-close", json!({ "timeoutMs": 300 }), host.clone());
+    let parked = exec(&s, HOARDER);
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    assert_eq!(s.runs().len(), 1);
+    s.close();
+    assert!(s.runs().is_empty());
+    assert_eq!(
+        host.cancelled.lock().len(),
+        2,
+        "both held calls are cancelled"
+    );
+    host.answer_all(); // late answers after close are ignored
+    assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
+
+    // 2. cancelRun of a run parked on pending tools (deadline passed while idle).
+    let s = session("drop-cancel", json!({ "timeoutMs": 200 }), host.clone());
+    let parked = exec(
+        &s,
+        "const p = held({}); setTimeout(() => 1, 3600000); return await p",
+    );
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    assert_eq!(parked["reason"], "pending_tools");
+    assert!(s.cancel_run(&run_id(&parked)));
+    assert!(
+        !s.cancel_run(&run_id(&parked)),
+        "a second cancel finds nothing"
+    );
+    host.answer_all();
+
+    // 3. TTL expiry drops the VM on the timer thread.
+    let s = session(
+        "drop-expire",
+        json!({ "timeoutMs": 200, "snapshotTtlSeconds": 1 }),
+        host.clone(),
+    );
+    let parked = exec(&s, HOARDER);
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    assert!(
+        settle_quietly(Duration::from_secs(5), || s.runs().is_empty()),
+        "the run expires"
+    );
+    assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
+    host.answer_all();
+
+    // 4. Abort of a running cell that waits on the host, then of a resumed wait.
+    let s = session("drop-abort", json!({ "timeoutMs": 5000 }), host.clone());
+    let (tx, rx) = mpsc::channel();
+    let cell = s.exec(
+        RawExecInput {
+            code: Field::Value(
+                "setTimeout(() => 1, 3600000); const all = [held({}), held({})]; return await Promise.all(all)".into(),
+            ),
+            ..RawExecInput::default()
+        },
+        None,
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    if let Some(cell) = cell {
+        cell.push(Event::Abort);
+    }
+    let aborted = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+    assert_eq!(aborted["code"], "aborted", "{aborted}");
+    host.answer_all();
+
+    // 5. A wait that completes after the held calls were answered while parked.
+    let s = session("drop-complete", json!({ "timeoutMs": 300 }), host.clone());
+    let parked = exec(&s, HOARDER);
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    host.answer_all();
+    let mut result = wait(&s, &run_id(&parked));
+    for _ in 0..10 {
+        if result["status"] != "waiting" {
+            break;
+        }
+        host.answer_all();
+        result = wait(&s, &run_id(&result));
+    }
+    // The hour-long timer is still out, so the run keeps waiting: drop it by closing.
+    s.close();
+    host.answer_all();
+
+    // 6. A timeout while computing, with pending calls and timers.
+    let s = session("drop-timeout", json!({ "timeoutMs": 200 }), host.clone());
+    let timed_out = exec(
+        &s,
+        "held({}); setTimeout(() => 1, 3600000); const keep = []; for (;;) keep.push([keep.length])",
+    );
+    assert_eq!(timed_out["code"], "timeout", "{timed_out}");
+    host.answer_all();
+
+    // 7. A session dropped without close while a run is parked: the store still owns the
+    // run until it is cancelled through another handle of the same scope.
+    let s = session("drop-forgotten", json!({ "timeoutMs": 200 }), host.clone());
+    let parked = exec(&s, "await yield_control('x'); return 1");
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    drop(s);
+    let again = session("drop-forgotten", json!({ "timeoutMs": 200 }), host.clone());
+    let resumed = wait(&again, &run_id(&parked));
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+
+    assert!(
+        settle_quietly(Duration::from_secs(5), || store::global().is_empty()),
+        "the process-wide store is empty again ({} left)",
+        store::global().len()
+    );
+    assert!(
+        settle_quietly(Duration::from_secs(5), || {
+            codemode_native::engine::timer::pending() <= timers_before
+        }),
+        "every timer was cancelled ({} pending)",
+        codemode_native::engine::timer::pending()
+    );
+    // Only blank warm VMs remain (the warm pool keeps a few ready).
+    assert!(
+        settle_quietly(Duration::from_secs(5), || {
+            codemode_native::guest::vm::LIVE_VMS.load(Ordering::Relaxed) <= 8
+        }),
+        "live VMs: {}",
+        codemode_native::guest::vm::LIVE_VMS.load(Ordering::Relaxed)
+    );
+}
