@@ -56,8 +56,35 @@ export declare class CodeModeSession {
   cancelRun(runId: string): boolean
 }
 
+/**
+ * Fail-closed check of the final model payload once code mode engaged: exactly one
+ * `exec`, one `wait`, and only the given direct-only tools. Throws an Error with
+ * `code: "invalid_input"` naming what is wrong.
+ */
+export declare function assertCodeModePayload(toolNames: string[], directOnly?: string[]): void
+
 /** Process-wide settings; call before the first session runs a cell. */
 export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
+
+/**
+ * Masks credential literals in JS/TS source for session history: string literals
+ * assigned to credential-named bindings or properties, recognisable tokens (`sk-…`,
+ * `ghp_…`, `xox…-`, `AKIA…`, JWTs, PEM private keys), registered `secrets` and
+ * `patterns` (Rust regex syntax). Masks are `[REDACTED]` inside the original quotes,
+ * so redacting twice is stable. Unparsable source gets the token and pattern masks
+ * only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
+ */
+export declare function redactSource(code: string, options?: { secrets?: string[]; patterns?: string[] }): string
+
+/**
+ * Resolves code-mode activation and limits for one run: precedence agent model row
+ * (boolean) > agent `tools.codeMode` > `agents.defaults` model row (boolean) > global
+ * `tools.codeMode`; `"auto"` engages only when `ctx.compat.codeMode === "preferred"`;
+ * limits merge global then agent and are clamped. `ctx.toolCount: 0` (a tool-free
+ * run) never engages. Throws (`code: "invalid_input"`) only when `config` is not plain
+ * JSON.
+ */
+export declare function resolveCodeModeConfig(config: unknown, ctx?: { agentId?: string; model?: string; compat?: { codeMode?: "preferred" | "capable" }; toolCount?: number }): { enabled: boolean | "auto"; engaged: boolean; limits: Required<CodeModeLimits> }
 
 /**
  * Runs a headless (cron) script to completion under a wall clock (default 30 s, max
@@ -67,3 +94,9 @@ export declare function runCodeModeScript(code: string, options: CodeModeSession
 
 /** Strips TypeScript types from a cell (oxc); errors are returned as data. */
 export declare function transformTypeScript(code: string): { code: string } | { error: string; line: number; column: number }
+
+/**
+ * Human-readable problems of the code-mode parts of a gateway config, each
+ * `"<path>: <problem>"`; `[]` when it is fine.
+ */
+export declare function validateCodeModeConfig(config: unknown): string[]

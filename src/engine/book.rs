@@ -11,6 +11,7 @@ use super::timer;
 use super::trajectory::{preview, NestedCall};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
+use crate::source::redact::Redactor;
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -73,6 +74,8 @@ pub struct RunBook {
     pub nested: Vec<NestedCall>,
     pub max_pending: usize,
     pub max_output: usize,
+    /// The session's redaction, for previews.
+    redactor: Arc<Redactor>,
 }
 
 impl RunBook {
@@ -94,7 +97,14 @@ impl RunBook {
             nested: Vec::new(),
             max_pending,
             max_output: max_output_bytes,
+            redactor: Arc::default(),
         }
+    }
+
+    /// Uses the session's redaction for this run's previews.
+    pub fn with_redactor(mut self, redactor: Arc<Redactor>) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     fn in_flight(&self) -> usize {
@@ -150,11 +160,11 @@ impl RunBook {
             match outcome {
                 Ok(json) => {
                     record.status = "ok";
-                    record.output_preview = Some(preview(json));
+                    record.output_preview = Some(preview(&self.redactor, json));
                 }
                 Err(failure) => {
                     record.status = "error";
-                    record.error = Some(preview(&failure.message));
+                    record.error = Some(preview(&self.redactor, &failure.message));
                 }
             }
         }
@@ -246,7 +256,8 @@ impl CellBridge {
         {
             let mut book = self.book.lock();
             let record = book.nested.len();
-            book.nested.push(NestedCall::started(&call));
+            let started = NestedCall::started(&call, &book.redactor);
+            book.nested.push(started);
             book.calls.insert(
                 bridge_id,
                 InFlight {
@@ -321,7 +332,7 @@ impl CellBridge {
         self.session.emit(|| {
             let entry = match entry {
                 OutputEntry::Text(text) => {
-                    serde_json::json!({ "type": "text", "text": super::trajectory::preview(text) })
+                    serde_json::json!({ "type": "text", "text": preview(self.session.redactor(), text) })
                 }
                 OutputEntry::Json(value) => serde_json::json!({ "type": "json", "value": value }),
             };

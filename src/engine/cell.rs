@@ -85,10 +85,13 @@ impl Cell {
         parent_call_id: Option<String>,
     ) -> Arc<Cell> {
         let limits = session.limits();
-        let book = Arc::new(Mutex::new(RunBook::new(
-            limits.max_output_bytes as usize,
-            limits.max_pending_tool_calls as usize,
-        )));
+        let book = Arc::new(Mutex::new(
+            RunBook::new(
+                limits.max_output_bytes as usize,
+                limits.max_pending_tool_calls as usize,
+            )
+            .with_redactor(session.redactor().clone()),
+        ));
         let language = source.language;
         Arc::new(Cell {
             run_id,

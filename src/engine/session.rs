@@ -11,6 +11,7 @@ use super::timer;
 use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
+use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
@@ -60,10 +61,21 @@ pub struct SessionCore {
     closed: AtomicBool,
     /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
     cells: Mutex<HashMap<String, Arc<Cell>>>,
+    /// Masks secrets in nested-call previews and events (`redaction` option).
+    redactor: Arc<Redactor>,
 }
 
 impl SessionCore {
     pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Arc<SessionCore> {
+        Self::with_redactor(config, host, Arc::default())
+    }
+
+    /// Like `new`, with the session's `redaction` secrets and patterns.
+    pub fn with_redactor(
+        config: SessionConfig,
+        host: Arc<dyn Host>,
+        redactor: Arc<Redactor>,
+    ) -> Arc<SessionCore> {
         let direct_only = direct_only_names(&config.tools);
         let host_tool_count = config.tools.len();
         let catalog = Catalog::build(config.tools, &[]);
@@ -83,7 +95,12 @@ impl SessionCore {
             contracts: ContractCache::default(),
             closed: AtomicBool::new(false),
             cells: Mutex::new(HashMap::new()),
+            redactor,
         })
+    }
+
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
     }
 
     pub fn session_id(&self) -> &str {
