@@ -5,9 +5,9 @@ export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "abort
 export interface ToolCallContext { callId: string; parentCallId?: string; runId?: string; sessionId: string; signal: AbortSignal; onUpdate(partial: JsonValue): void; pauseBudget(): () => void; }
 export interface ToolDefinition { name: string; description?: string; label?: string; parameters?: JsonSchema; outputSchema?: JsonSchema; source?: "openclaw" | "client"; directOnly?: boolean; replaySafe?: boolean; execute(input: JsonValue, ctx: ToolCallContext): MaybePromise<JsonValue>; }
 export interface CodeModeLimits { timeoutMs?: number; memoryLimitBytes?: number; maxOutputBytes?: number; maxSnapshotBytes?: number; maxPendingToolCalls?: number; snapshotTtlSeconds?: number; searchDefaultLimit?: number; maxSearchLimit?: number; languages?: Array<"javascript" | "typescript">; }
-export interface CodeModeSessionOptions { sessionId: string; sessionKey?: string; agentId?: string; agentRunId?: string; tools?: ToolDefinition[]; limits?: CodeModeLimits; }
+export interface CodeModeSessionOptions { sessionId: string; sessionKey?: string; agentId?: string; agentRunId?: string; tools?: ToolDefinition[]; limits?: CodeModeLimits; redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> }; }
 export interface CodeModeExecInput { code?: string; command?: string; language?: "javascript" | "typescript"; restartSafe?: boolean; }
-export interface CallOptions { signal?: AbortSignal; callId?: string; }
+export interface CallOptions { signal?: AbortSignal; callId?: string; resultBudgetChars?: number; }
 export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
 export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
 export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }

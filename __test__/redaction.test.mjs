@@ -24,6 +24,7 @@ const MASKED = [
   ['const credentials = ["a", "b"];', 'const credentials = ["[REDACTED]", "[REDACTED]"];', 'array of credentials'],
   ['const token = process.env.T ?? "dev-token";', 'const token = process.env.T ?? "[REDACTED]";', 'fallback literal'],
   ['headers.set("Authorization", "Bearer abc");', 'headers.set("Authorization", "[REDACTED]");', 'header pair argument'],
+  ['async function login(user, password = "changeme") {}', 'async function login(user, password = "[REDACTED]") {}', 'parameter default'],
   ['const db_password: string = "pw";', 'const db_password: string = "[REDACTED]";', 'TypeScript annotation'],
   [`const x = "${OPENAI}";`, 'const x = "[REDACTED]";', 'OpenAI-style key anywhere'],
   [`// ${GITHUB}`, '// [REDACTED]', 'GitHub token in a comment'],

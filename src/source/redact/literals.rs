@@ -10,8 +10,8 @@ use super::names::is_sensitive_name;
 use oxc::allocator::Allocator;
 use oxc::ast::ast::{
     Argument, ArrayExpression, ArrayExpressionElement, AssignmentExpression, AssignmentPattern,
-    BinaryExpression, CallExpression, Expression, ObjectProperty, PropertyDefinition,
-    VariableDeclarator,
+    BinaryExpression, CallExpression, Expression, FormalParameter, ObjectProperty,
+    PropertyDefinition, VariableDeclarator,
 };
 use oxc::ast_visit::{walk, Visit};
 use oxc::parser::{ParseOptions, Parser};
@@ -138,6 +138,14 @@ impl<'a> Visit<'a> for Finder {
         let name = it.left.get_identifier_name();
         self.mask_if(name.as_ref().map(|n| n.as_str()), &it.right);
         walk::walk_assignment_pattern(self, it);
+    }
+
+    fn visit_formal_parameter(&mut self, it: &FormalParameter<'a>) {
+        if let Some(init) = &it.initializer {
+            let name = it.pattern.get_identifier_name();
+            self.mask_if(name.as_ref().map(|n| n.as_str()), init);
+        }
+        walk::walk_formal_parameter(self, it);
     }
 
     fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
