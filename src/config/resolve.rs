@@ -145,10 +145,7 @@ fn at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
 fn tools_activation(v: Option<&Value>) -> Option<Activation> {
     let v = v?;
     match v {
-        Value::Object(obj) => match obj.get("enabled").filter(|e| !e.is_null()) {
-            None => None,
-            Some(enabled) => Some(shorthand(enabled)),
-        },
+        Value::Object(obj) => obj.get("enabled").filter(|e| !e.is_null()).map(shorthand),
         other => Some(shorthand(other)),
     }
 }

@@ -138,7 +138,7 @@ fn fitted_results_never_exceed_the_budget() {
     };
     let alphabet = ["a", "\"", "\\", "\n", "\u{1}", "é", "中", "🎉"];
     for _ in 0..400 {
-        let mut text = |len: usize, next: &mut dyn FnMut(usize) -> usize| {
+        let text = |len: usize, next: &mut dyn FnMut(usize) -> usize| {
             (0..len)
                 .map(|_| alphabet[next(alphabet.len())])
                 .collect::<String>()
