@@ -3,6 +3,7 @@
 //! through a JSON bridge. Everything but `binding` is plain Rust and tests without napi.
 
 pub mod catalog;
+pub mod config;
 pub mod engine;
 pub mod error;
 pub mod guest;

@@ -60,6 +60,9 @@ impl Bridge for SilentBridge {
     fn api_read(&self, _: &str) -> Result<String, String> {
         Err("no such file".into())
     }
+    fn mcp_api(&self, _: &str, _: Option<&str>, _: bool) -> Result<String, String> {
+        Err("no MCP servers".into())
+    }
 }
 
 fn bound_vm(memory_bytes: usize, control: Arc<Control>) -> Vm {
@@ -212,9 +215,11 @@ fn session(id: &str, limits: Value, host: Arc<HeldHost>) -> Arc<SessionCore> {
             limits: Limits::from_json(Some(&limits)),
             tools: vec![tool("held"), tool("echo")],
             max_tool_calls: None,
+            surfaces: Default::default(),
         },
         host,
     )
+    .expect("a session without namespaces always builds")
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {

@@ -27,7 +27,11 @@
     } catch (_) {}
   }
 
+  // Set by Rust to the session's redaction (secrets, patterns, tokens) plus the cut.
+  let redactPreview = null;
+
   function preview(text) {
+    if (redactPreview !== null) return redactPreview(text);
     return text.length <= PREVIEW ? text : text.slice(0, PREVIEW) + "…";
   }
 
@@ -113,7 +117,7 @@
 
   class BlockedCall extends Error {}
 
-  const NOT_YET = ["redaction"];
+  const NOT_YET = [];
 
   function addSurface(name, source, execute) {
     surfaces.push({ name, source, execute });
@@ -336,6 +340,22 @@
     });
     mcpReady = loading;
     return loading;
+  // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
+  // regex syntax shares written inline. Everything else is checked in Rust.
+  function redactionOptions(redaction) {
+    if (redaction === null || typeof redaction !== "object" || !Array.isArray(redaction.patterns)) return redaction === null ? undefined : redaction;
+    const patterns = redaction.patterns.map((p) => {
+      if (!(p instanceof RegExp)) return p;
+      const flags = ["i", "m", "s"].filter((f) => p.flags.includes(f)).join("");
+      return (flags ? "(?" + flags + ")" : "") + p.source;
+    });
+    return { secrets: redaction.secrets, patterns };
+  }
+
+
+  function budgetOption(value) {
+    if (value === undefined || value === null) return undefined;
+    return typeof value === "number" && Number.isFinite(value) ? value : "invalid";
   }
 
   function field(input, key) {
@@ -386,6 +406,7 @@
           agentId: optionalString(options.agentId, "agentId"),
           agentRunId: optionalString(options.agentRunId, "agentRunId"),
           limits: options.limits || undefined,
+          redaction: redactionOptions(options.redaction),
           tools: tools.specs,
           surfaces: surfaceSpecs,
         },
@@ -419,6 +440,9 @@
     fail(message) {
       throw invalid(message);
     },
+    setRedactor(fn) {
+      redactPreview = fn;
+    },
     addTools(list) {
       const tools = normalizeTools(list, "tools");
       const text = serialize(tools.specs, tools.specs);
@@ -445,6 +469,8 @@
       return JSON.stringify({
         callId: typeof options.callId === "string" ? options.callId : undefined,
         aborted: !!(signal && signal.aborted),
+        // Non-finite numbers would serialise as null (absent): mark every non-number.
+        resultBudgetChars: budgetOption(options.resultBudgetChars),
       });
     },
     onAbort(options, listener) {

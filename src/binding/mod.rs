@@ -1,9 +1,12 @@
 //! The napi layer: converts JS values, wires callbacks, and nothing else. All behaviour
 //! lives in the plain-Rust modules; this is the only place that knows about Node.
 
+mod config;
+mod errors;
 mod js_host;
 mod json_text;
 mod options;
+mod redact;
 mod runtime;
 mod script;
 mod session;

@@ -5,6 +5,7 @@ use crate::engine::session::SessionConfig;
 use crate::engine::store::Scope;
 use crate::engine::surfaces::SurfacesJson;
 use crate::limits::Limits;
+use crate::source::redact::Redactor;
 use crate::source::{Field, RawExecInput};
 use serde::Deserialize;
 use serde_json::Value;
@@ -81,6 +82,18 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
     ))
 }
 
+#[derive(Deserialize)]
+struct RedactionJson {
+    redaction: Option<Value>,
+}
+
+/// The session's `redaction: { secrets?, patterns? }`, compiled; `Err` names the bad entry.
+pub fn parse_redaction(json: &str) -> Result<Redactor, String> {
+    let options: RedactionJson =
+        serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
+    Redactor::from_json(options.redaction.as_ref(), "redaction").map_err(|e| e.message)
+}
+
 pub fn parse_tool_specs(json: &str) -> Result<Vec<ToolSpec>, String> {
     let tools: Vec<ToolJson> =
         serde_json::from_str(json).map_err(|e| format!("invalid tool definitions: {e}"))?;
@@ -145,6 +158,8 @@ pub struct CallOptions {
     pub call_id: Option<String>,
     #[serde(default)]
     pub aborted: bool,
+    /// As the caller gave it; checked by `model_budget::parse_budget`.
+    pub result_budget_chars: Option<Value>,
 }
 
 pub fn parse_call_options(json: &str) -> CallOptions {

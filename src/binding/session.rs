@@ -3,10 +3,15 @@
 
 use super::js_host::{JsHost, PendingReplies};
 use super::json_text::JsonText;
-use super::options::{parse_call_options, parse_exec_input, parse_options, parse_tool_specs};
+use super::options::{
+    parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
+};
 use crate::engine::cell::{Cell, Event, Responder};
+use crate::engine::model_budget;
 use crate::engine::session::SessionCore;
+use crate::engine::trajectory::preview;
 use crate::error::messages;
+use crate::source::redact::Redactor;
 use napi::bindgen_prelude::*;
 use napi::JsDeferred;
 use napi_derive::napi;
@@ -69,14 +74,19 @@ impl CodeModeSession {
         let core_slot: CoreSlot = Arc::default();
         let glue = create_glue(env, &pending, &core_slot)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
-        let (mut config, events) =
-            parse_options(&normalize.call(options)?).map_err(|e| invalid_input(&e))?;
+        let normalized = normalize.call(options)?;
+        let (mut config, events) = parse_options(&normalized).map_err(|e| invalid_input(&e))?;
+        let redactor = match parse_redaction(&normalized) {
+            Ok(redactor) => Arc::new(redactor),
+            Err(message) => return Err(glue_fail(&glue, &message)),
+        };
+        install_redactor(env, &glue, &redactor)?;
         adjust(&mut config);
         let host = JsHost::new(&glue, pending, events)?;
         let session_id = config.scope.session_id.clone();
-        let core = match SessionCore::new(config, Arc::new(host)) {
+        let core = match SessionCore::with_redactor(config, Arc::new(host), redactor) {
             Ok(core) => core,
-            Err(message) => return Err(glue_failure(&glue, &message)),
+            Err(message) => return Err(glue_fail(&glue, &message)),
         };
         let _ = core_slot.set(Arc::downgrade(&core));
         glue_fn::<(), ()>(&glue, "startMcp")?.call(())?;
@@ -102,7 +112,7 @@ impl CodeModeSession {
     /// Throws the documented `invalid_input` error (built by the glue, so `err.code` is set).
     fn throw_invalid(&self, env: &Env, message: &str) -> Error {
         match self.glue(env) {
-            Ok(glue) => glue_failure(&glue, message),
+            Ok(glue) => glue_fail(&glue, message),
             Err(error) => error,
         }
     }
@@ -159,6 +169,17 @@ impl CodeModeSession {
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
         let (responder, promise, run_slot) = self.deferred_with_status(env)?;
+        let responder = match model_budget::parse_budget(call.result_budget_chars.as_ref()) {
+            Ok(None) => responder,
+            Ok(Some(chars)) => model_budget::fitting(&self.core, chars, responder),
+            Err(error) => {
+                responder(crate::engine::result::early_failure(
+                    &error,
+                    self.core.telemetry(),
+                ));
+                return Ok(promise);
+            }
+        };
         if call.aborted {
             responder(self.aborted_result());
             return Ok(promise);
@@ -477,8 +498,8 @@ fn emit_running(
     emit.borrow_back(env)?.call(event.to_string())
 }
 
-/// The documented `invalid_input` error, built by the glue so `err.code` is set.
-fn glue_failure(glue: &Object, message: &str) -> Error {
+/// The glue's `invalid_input` TypeError for `message` (so `err.code` is set).
+fn glue_fail(glue: &Object, message: &str) -> Error {
     match glue_fn::<String, ()>(glue, "fail") {
         Ok(fail) => fail
             .call(message.to_string())
@@ -486,6 +507,17 @@ fn glue_failure(glue: &Object, message: &str) -> Error {
             .unwrap_or_else(|| invalid_input(message)),
         Err(error) => error,
     }
+}
+
+/// Gives the glue the session's redaction for the previews it builds for events.
+fn install_redactor(env: &Env, glue: &Object, redactor: &Arc<Redactor>) -> Result<()> {
+    let redactor = redactor.clone();
+    let redact = env.create_function_from_closure("redactPreview", move |ctx| {
+        let text: String = ctx.get(0)?;
+        Ok(preview(&redactor, &text))
+    })?;
+    let set: Function<Function<String, String>, ()> = glue_fn(glue, "setRedactor")?;
+    set.call(redact)
 }
 
 /// Compiles the host glue and wires its Rust callbacks.

@@ -11,6 +11,7 @@ use super::timer;
 use super::trajectory::{preview, NestedCall};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
+use crate::source::redact::Redactor;
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -80,6 +81,8 @@ pub struct RunBook {
     nested_base: usize,
     pub max_pending: usize,
     pub max_output: usize,
+    /// The session's redaction, for previews.
+    redactor: Arc<Redactor>,
 }
 
 impl RunBook {
@@ -102,7 +105,14 @@ impl RunBook {
             nested_base: 0,
             max_pending,
             max_output: max_output_bytes,
+            redactor: Arc::default(),
         }
+    }
+
+    /// Uses the session's redaction for this run's previews.
+    pub fn with_redactor(mut self, redactor: Arc<Redactor>) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     fn in_flight(&self) -> usize {
@@ -152,17 +162,18 @@ impl RunBook {
         let Some(call) = self.calls.remove(&bridge_id) else {
             return false;
         };
+        let redactor = self.redactor.clone();
         if let Some(record) = call.record.and_then(|i| self.record_mut(i)) {
             record.duration_ms =
                 Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
             match outcome {
                 Ok(json) => {
                     record.status = "ok";
-                    record.output_preview = Some(preview(json));
+                    record.output_preview = Some(preview(&redactor, json));
                 }
                 Err(failure) => {
                     record.status = "error";
-                    record.error = Some(preview(&failure.message));
+                    record.error = Some(preview(&redactor, &failure.message));
                 }
             }
         }
@@ -283,7 +294,8 @@ impl CellBridge {
         let refused = contracts.check_input(&call.input_json).err();
         {
             let mut book = self.book.lock();
-            let record = book.add_record(NestedCall::started(&call));
+            let started = NestedCall::started(&call, &book.redactor);
+            let record = book.add_record(started);
             book.calls.insert(
                 bridge_id,
                 InFlight {
@@ -358,7 +370,7 @@ impl CellBridge {
         self.session.emit(|| {
             let entry = match entry {
                 OutputEntry::Text(text) => {
-                    serde_json::json!({ "type": "text", "text": super::trajectory::preview(text) })
+                    serde_json::json!({ "type": "text", "text": preview(self.session.redactor(), text) })
                 }
                 OutputEntry::Json(value) => serde_json::json!({ "type": "json", "value": value }),
             };

@@ -88,10 +88,13 @@ impl Cell {
         parent_call_id: Option<String>,
     ) -> Arc<Cell> {
         let limits = session.limits();
-        let book = Arc::new(Mutex::new(RunBook::new(
-            limits.max_output_bytes as usize,
-            limits.max_pending_tool_calls as usize,
-        )));
+        let book = Arc::new(Mutex::new(
+            RunBook::new(
+                limits.max_output_bytes as usize,
+                limits.max_pending_tool_calls as usize,
+            )
+            .with_redactor(session.redactor().clone()),
+        ));
         let language = source.language;
         LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {

@@ -7,6 +7,7 @@ pub mod cell;
 pub mod contracts;
 pub mod errors;
 pub mod host;
+pub mod model_budget;
 pub mod model_tools;
 pub mod output;
 pub mod panic_probe;

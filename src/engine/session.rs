@@ -13,6 +13,7 @@ use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
 use crate::mcp::{McpCatalog, OPS};
+use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
@@ -68,11 +69,22 @@ pub struct SessionCore {
     cells: Mutex<HashMap<String, Arc<Cell>>>,
     surfaces: Surfaces,
     mcp: RwLock<McpCatalog>,
+    /// Masks secrets in nested-call previews and events (`redaction` option).
+    redactor: Arc<Redactor>,
 }
 
 impl SessionCore {
     /// Fails only on invalid namespace definitions (the message names the field).
     pub fn new(config: SessionConfig, host: Arc<dyn Host>) -> Result<Arc<SessionCore>, String> {
+        Self::with_redactor(config, host, Arc::default())
+    }
+
+    /// Like `new`, with the session's `redaction` secrets and patterns.
+    pub fn with_redactor(
+        config: SessionConfig,
+        host: Arc<dyn Host>,
+        redactor: Arc<Redactor>,
+    ) -> Result<Arc<SessionCore>, String> {
         let direct_only = direct_only_names(&config.tools);
         let host_tool_count = config.tools.len();
         let mcp = McpCatalog::pending(config.surfaces.mcp_servers.clone());
@@ -96,6 +108,7 @@ impl SessionCore {
             cells: Mutex::new(HashMap::new()),
             surfaces,
             mcp: RwLock::new(mcp),
+            redactor,
         }))
     }
 
@@ -111,6 +124,10 @@ impl SessionCore {
     /// Whether MCP servers are configured whose tools are not loaded yet.
     pub fn mcp_loading(&self) -> bool {
         !self.mcp.read().loading.is_empty()
+    }
+
+    pub fn redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
     }
 
     pub fn session_id(&self) -> &str {

@@ -1,20 +1,16 @@
-//! Nested-call records (`nestedCalls` in results, SPEC §11): bounded, display-only.
+//! Nested-call records (`nestedCalls` in results, SPEC §11): bounded, redacted,
+//! display-only.
 
 use super::host::HostCall;
+use crate::source::redact::Redactor;
 use serde_json::{json, Value};
 
 /// Previews are cut to about this many bytes (on a char boundary).
 pub const PREVIEW_BYTES: usize = 512;
 
-pub fn preview(text: &str) -> String {
-    if text.len() <= PREVIEW_BYTES {
-        return text.to_string();
-    }
-    let mut end = PREVIEW_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+/// The session's redaction applied to `text`, then cut to [`PREVIEW_BYTES`].
+pub fn preview(redactor: &Redactor, text: &str) -> String {
+    redactor.preview(text, PREVIEW_BYTES)
 }
 
 #[derive(Clone, Debug)]
@@ -30,14 +26,14 @@ pub struct NestedCall {
 }
 
 impl NestedCall {
-    pub fn started(call: &HostCall) -> Self {
+    pub fn started(call: &HostCall, redactor: &Redactor) -> Self {
         NestedCall {
             call_id: call.call_id.clone(),
             parent_call_id: call.parent_call_id.clone(),
             tool_name: call.tool_name.clone(),
             status: "pending",
             duration_ms: None,
-            input_preview: preview(&call.input_json),
+            input_preview: preview(redactor, &call.input_json),
             output_preview: None,
             error: None,
         }

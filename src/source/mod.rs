@@ -2,6 +2,7 @@
 //! shell and syntax checks and the TypeScript transform, all before any guest runs.
 
 pub mod program;
+pub mod redact;
 pub mod shell;
 pub mod typescript;
 

@@ -1,0 +1,32 @@
+//! `redactSource`: a thin conversion around `crate::source::redact`.
+
+use super::errors::{internal, invalid, plain_json, thrown, Code};
+use crate::source::redact::Redactor;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// Masks credential literals in JS/TS source for session history: string literals
+/// assigned to credential-named bindings or properties, recognisable tokens (`sk-…`,
+/// `ghp_…`, `xox…-`, `AKIA…`, JWTs, PEM private keys), registered `secrets` and
+/// `patterns` (Rust regex syntax). Masks are `[REDACTED]` inside the original quotes,
+/// so redacting twice is stable. Unparsable source gets the token and pattern masks
+/// only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
+#[napi(
+    ts_args_type = "code: string, options?: { secrets?: string[]; patterns?: string[] }",
+    ts_return_type = "string"
+)]
+pub fn redact_source(env: Env, code: Unknown, options: Option<Unknown>) -> Result<String, Code> {
+    if code.get_type().map_err(internal)? != ValueType::String {
+        return Err(invalid("code must be a string."));
+    }
+    // SAFETY: the type was checked just above.
+    let code: String = unsafe { code.cast() }.map_err(internal)?;
+    let options = match options {
+        Some(options) => plain_json(&env, options)
+            .map_err(internal)?
+            .map_err(|e| invalid(format!("options must be plain JSON: {e}")))?,
+        None => None,
+    };
+    let redactor = Redactor::from_json(options.as_ref(), "options").map_err(thrown)?;
+    Ok(redactor.redact_source(&code))
+}

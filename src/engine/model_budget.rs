@@ -1,0 +1,384 @@
+//! `resultBudgetChars` (SPEC §7, API.md `CallOptions`): fits a whole exec/wait result
+//! into a model's per-result limit. The envelope (status, ids, code, telemetry,
+//! pendingToolCalls, nestedCalls, JSON punctuation) is reserved first; output and the
+//! value or error are then projected into what is left with the same rules as the byte
+//! budget (truncation markers, ` [error truncated]`, unused share passing over).
+//!
+//! Decisions:
+//! - Characters are UTF-16 code units of the compact JSON (what JavaScript's
+//!   `JSON.stringify(result).length` counts); `omittedBytes` in markers stays UTF-8 bytes.
+//! - When the value/error cannot fit even minimally beside the full envelope, the
+//!   display-only `nestedCalls` go first, then `pendingToolCalls`, then the output. If
+//!   not even that fits, the result is `failed` (`output_limit_exceeded`) with
+//!   [`STATUS_CANNOT_FIT`], and a waiting run is reported so the caller can drop it.
+//! - An already-truncated value, output marker or error is cut further, never wrapped
+//!   in a second marker.
+//! - Numbers in exponent form may print one character longer in `JSON.stringify`
+//!   (`1e+21`) than here (`1e21`); no other difference is known.
+
+use super::cell::Responder;
+use super::output::{TruncationMarker, ERROR_SUFFIX, GUIDANCE};
+use super::session::SessionCore;
+use super::timer;
+use crate::error::CodeModeError;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const STATUS_CANNOT_FIT: &str =
+    "Model tool-result budget cannot fit Code Mode status; use a larger model context.";
+
+pub const BUDGET_INVALID: &str = "resultBudgetChars must be a positive integer.";
+
+/// Reads the `resultBudgetChars` call option: absent → `None`; a positive integer
+/// (integral floats count) → its value; anything else is `invalid_input`.
+pub fn parse_budget(v: Option<&Value>) -> Result<Option<usize>, CodeModeError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let n = v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.is_finite() && f.fract() == 0.0 && *f >= 1.0)
+            .map(|f| f as u64)
+    });
+    match n.filter(|n| *n >= 1) {
+        Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+        None => Err(CodeModeError::invalid_input(BUDGET_INVALID)),
+    }
+}
+
+/// Wraps `responder` so the result it receives is fitted into `budget` chars. A waiting
+/// run replaced by the cannot-fit failure is dropped (on the timer thread: the
+/// responder may be called while the run's own locks are held).
+pub fn fitting(core: &Arc<SessionCore>, budget: usize, responder: Responder) -> Responder {
+    let core = Arc::downgrade(core);
+    Box::new(move |outcome: Value| {
+        let fitted = fit_result(outcome, budget);
+        if let Some(run_id) = fitted.dropped_run {
+            timer::schedule(Instant::now(), move || {
+                if let Some(core) = core.upgrade() {
+                    core.cancel_run(&run_id);
+                }
+            });
+        }
+        responder(fitted.result);
+    })
+}
+
+/// `[{"type":"json","value":` … `}]` around an output marker.
+const OUTPUT_WRAP: usize = 26;
+
+/// A fitted result, and the run id of a waiting run that had to be replaced by the
+/// failure (it can no longer be resumed by the model and should be dropped).
+pub struct Fitted {
+    pub result: Value,
+    pub dropped_run: Option<String>,
+}
+
+/// Fits `outcome` into `budget` UTF-16 code units of compact JSON.
+pub fn fit_result(outcome: Value, budget: usize) -> Fitted {
+    let unchanged = |result| Fitted {
+        result,
+        dropped_run: None,
+    };
+    if chars_of(&outcome) <= budget {
+        return unchanged(outcome);
+    }
+    let Value::Object(obj) = outcome else {
+        return unchanged(outcome);
+    };
+    let final_key = ["value", "error"]
+        .into_iter()
+        .find(|k| obj.contains_key(*k));
+    let levels: [(&[&str], bool); 4] = [
+        (&[], true),
+        (&["nestedCalls"], true),
+        (&["nestedCalls", "pendingToolCalls"], true),
+        (&["nestedCalls", "pendingToolCalls"], false),
+    ];
+    for (dropped, keep_output) in levels {
+        if let Some(result) = try_level(&obj, final_key, dropped, keep_output, budget) {
+            return unchanged(result);
+        }
+    }
+    let dropped_run = (obj.get("status") == Some(&json!("waiting")))
+        .then(|| obj.get("runId").and_then(Value::as_str).map(str::to_string))
+        .flatten();
+    let mut failed = Map::new();
+    failed.insert("status".into(), json!("failed"));
+    failed.insert("error".into(), json!(STATUS_CANNOT_FIT));
+    failed.insert("code".into(), json!("output_limit_exceeded"));
+    if let Some(telemetry) = obj.get("telemetry") {
+        failed.insert("telemetry".into(), telemetry.clone());
+    }
+    Fitted {
+        result: Value::Object(failed),
+        dropped_run,
+    }
+}
+
+/// The result with `dropped` keys removed and the channels projected, if it fits.
+fn try_level(
+    obj: &Map<String, Value>,
+    final_key: Option<&str>,
+    dropped: &[&str],
+    keep_output: bool,
+    budget: usize,
+) -> Option<Value> {
+    // The envelope: everything but the channels, in the original key order.
+    let envelope: Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| {
+            !dropped.contains(&k.as_str()) && *k != "output" && Some(k.as_str()) != final_key
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut room = budget.checked_sub(chars_of(&Value::Object(envelope)))?;
+    let final_value = final_key.and_then(|k| obj.get(k));
+    if let Some(key) = final_key {
+        room = room.checked_sub(key_cost(key))?;
+    }
+    let output = obj
+        .get("output")
+        .filter(|o| keep_output && o.as_array().is_some_and(|a| !a.is_empty()));
+    let (final_cost, final_min) = final_value.map_or((0, 0), |v| channel_sizes(final_key, v));
+    let (out_cost, out_min) = output.map_or((0, 0), output_sizes);
+    let remaining = match output {
+        Some(_) => room.checked_sub(key_cost("output"))?,
+        None => room,
+    };
+    if out_min + final_min > remaining {
+        return None;
+    }
+    let out_share = if output.is_none() {
+        0
+    } else if final_value.is_none() {
+        remaining
+    } else {
+        split(remaining, (out_cost, out_min), (final_cost, final_min))
+    };
+    let final_share = remaining - out_share;
+    let mut result = Map::new();
+    for (key, value) in obj {
+        if dropped.contains(&key.as_str()) {
+            continue;
+        }
+        let projected = if key == "output" {
+            match output {
+                Some(output) => project_output(output, out_share)?,
+                None => continue,
+            }
+        } else if Some(key.as_str()) == final_key {
+            match key.as_str() {
+                "value" => project_value(value, final_share)?,
+                _ => project_error(value, final_share)?,
+            }
+        } else {
+            value.clone()
+        };
+        result.insert(key.clone(), projected);
+    }
+    Some(Value::Object(result))
+}
+
+/// The output channel's share of `remaining`, as the byte budget splits it: each half,
+/// a channel needing less passing the rest over, never below either channel's minimum.
+fn split(
+    remaining: usize,
+    (out_cost, out_min): (usize, usize),
+    (final_cost, final_min): (usize, usize),
+) -> usize {
+    if out_cost + final_cost <= remaining {
+        return out_cost;
+    }
+    let out_half = remaining / 2;
+    let final_half = remaining - out_half;
+    let mut share = if out_cost <= out_half {
+        out_cost
+    } else if final_cost <= final_half {
+        remaining - final_cost
+    } else {
+        out_half
+    };
+    if share < out_min {
+        share = out_min;
+    } else if remaining - share < final_min {
+        share = remaining - final_min;
+    }
+    share
+}
+
+/// `,"key":` before a value inside a non-empty object.
+fn key_cost(key: &str) -> usize {
+    key.len() + 4
+}
+
+/// Full and smallest projected size of the value or error channel.
+fn channel_sizes(key: Option<&str>, v: &Value) -> (usize, usize) {
+    let cost = chars_of(v);
+    let min = match key {
+        Some("value") => marker_min(v),
+        _ => json_string_chars(ERROR_SUFFIX),
+    };
+    (cost, cost.min(min))
+}
+
+fn output_sizes(output: &Value) -> (usize, usize) {
+    let cost = chars_of(output);
+    let min = match single_output_marker(output) {
+        Some(m) => marker_chars(m.omitted_bytes + m.prefix.len(), 0),
+        None => marker_chars(compact(output).len(), 0),
+    } + OUTPUT_WRAP;
+    (cost, cost.min(min))
+}
+
+fn marker_min(v: &Value) -> usize {
+    match as_marker(v) {
+        Some(m) => marker_chars(m.omitted_bytes + m.prefix.len(), 0),
+        None => marker_chars(compact(v).len(), 0),
+    }
+}
+
+fn project_value(v: &Value, share: usize) -> Option<Value> {
+    if chars_of(v) <= share {
+        return Some(v.clone());
+    }
+    let marker = match as_marker(v) {
+        Some(m) => recut(&m.prefix, m.omitted_bytes + m.prefix.len(), share)?,
+        None => {
+            let original = compact(v);
+            recut(&original, original.len(), share)?
+        }
+    };
+    Some(marker.to_value())
+}
+
+fn project_output(output: &Value, share: usize) -> Option<Value> {
+    if chars_of(output) <= share {
+        return Some(output.clone());
+    }
+    let budget = share.checked_sub(OUTPUT_WRAP)?;
+    let marker = match single_output_marker(output) {
+        Some(m) => recut(&m.prefix, m.omitted_bytes + m.prefix.len(), budget)?,
+        None => {
+            let original = compact(output);
+            recut(&original, original.len(), budget)?
+        }
+    };
+    let mut entry = Map::new();
+    entry.insert("type".into(), json!("json"));
+    entry.insert("value".into(), marker.to_value());
+    Some(Value::Array(vec![Value::Object(entry)]))
+}
+
+fn project_error(v: &Value, share: usize) -> Option<Value> {
+    let text = v.as_str().unwrap_or_default();
+    if json_string_chars(text) <= share {
+        return Some(v.clone());
+    }
+    let lead = text.strip_suffix(ERROR_SUFFIX).unwrap_or(text);
+    let room = share.checked_sub(json_string_chars(ERROR_SUFFIX))?;
+    let end = longest_prefix(lead, |escaped| escaped <= room);
+    Some(json!(format!("{}{ERROR_SUFFIX}", &lead[..end])))
+}
+
+/// A marker for an original of `total_bytes` whose leading text is `available`, with the
+/// longest prefix whose marker fits `budget` chars.
+fn recut(available: &str, total_bytes: usize, budget: usize) -> Option<TruncationMarker> {
+    if marker_chars(total_bytes, 0) > budget {
+        return None;
+    }
+    // Growing the prefix adds at least one char and removes at most one digit from
+    // `omittedBytes`, so the size never shrinks: the first miss ends the scan.
+    let mut end = 0;
+    let mut escaped = 0;
+    for (i, c) in available.char_indices() {
+        escaped += escaped_chars(c);
+        let next = i + c.len_utf8();
+        if marker_chars(total_bytes.saturating_sub(next), escaped) > budget {
+            break;
+        }
+        end = next;
+    }
+    Some(TruncationMarker {
+        omitted_bytes: total_bytes.saturating_sub(end),
+        prefix: available[..end].to_string(),
+    })
+}
+
+/// End of the longest char-boundary prefix of `s` whose escaped size passes `fits`.
+fn longest_prefix(s: &str, fits: impl Fn(usize) -> bool) -> usize {
+    let mut escaped = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        escaped += escaped_chars(c);
+        if !fits(escaped) {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    end
+}
+
+/// A value that is a truncation marker (the byte budget's, or one the guest built).
+fn as_marker(v: &Value) -> Option<TruncationMarker> {
+    let obj = v.as_object()?;
+    if obj.len() != 4
+        || obj.get("truncated") != Some(&json!(true))
+        || obj.get("guidance") != Some(&json!(GUIDANCE))
+    {
+        return None;
+    }
+    Some(TruncationMarker {
+        omitted_bytes: usize::try_from(obj.get("omittedBytes")?.as_u64()?).ok()?,
+        prefix: obj.get("prefix")?.as_str()?.to_string(),
+    })
+}
+
+/// `[{"type":"json","value":<marker>}]`, the byte budget's projected output.
+fn single_output_marker(output: &Value) -> Option<TruncationMarker> {
+    match output.as_array()?.as_slice() {
+        [entry] if entry.get("type") == Some(&json!("json")) => as_marker(entry.get("value")?),
+        _ => None,
+    }
+}
+
+/// Chars of a marker whose prefix escapes to `prefix_chars` (quotes excluded).
+fn marker_chars(omitted_bytes: usize, prefix_chars: usize) -> usize {
+    let empty = TruncationMarker {
+        omitted_bytes: 0,
+        prefix: String::new(),
+    };
+    // The fixed text around the number and the empty prefix's two quotes.
+    let fixed = empty.to_json_string().len() - 1;
+    fixed + decimal_digits(omitted_bytes) + prefix_chars
+}
+
+fn decimal_digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// UTF-16 code units of the compact JSON of `v`.
+pub fn chars_of(v: &Value) -> usize {
+    compact(v).encode_utf16().count()
+}
+
+/// UTF-16 code units `c` takes inside a JSON string.
+fn escaped_chars(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf16(),
+    }
+}
+
+fn json_string_chars(s: &str) -> usize {
+    2 + s.chars().map(escaped_chars).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests;
