@@ -122,10 +122,14 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
-        let query = query.trim();
-        if let Some(doc) = self.exact_match(query) {
+        // The untrimmed query first: a host tool name may itself start or end in spaces.
+        let exact = self
+            .exact_match(query)
+            .or_else(|| self.exact_match(query.trim()));
+        if let Some(doc) = exact {
             return vec![doc];
         }
+        let query = query.trim();
         let mut ids: Vec<u32> = Vec::new();
         for_each_token(prefix(query, MAX_FIELD_BYTES), |token| {
             if let Some(&id) = self.terms.get(token) {
@@ -238,6 +242,14 @@ mod tests {
         hits.into_iter()
             .filter_map(|i| c.get(i).map(|e| e.callable_name().to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn a_tool_name_with_surrounding_spaces_is_an_exact_match() {
+        // Found by the search fuzzer: the query was trimmed before the exact-name lookup.
+        let c = catalog(vec![tool("- "), tool("other")]);
+        assert_eq!(c.search("- ", 5), vec![0]);
+        assert_eq!(c.search(" other ", 5), vec![1]);
     }
 
     #[test]

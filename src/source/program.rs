@@ -36,7 +36,7 @@ use oxc::span::{GetSpan, SourceType};
 use oxc::syntax::symbol::SymbolFlags;
 
 use super::typescript;
-pub(super) use nesting::guard_nesting;
+pub(crate) use nesting::guard_nesting;
 
 const MODULE_ACCESS: &str = "code mode module access is disabled.";
 const EXPORT_MESSAGE: &str =
@@ -239,7 +239,7 @@ pub(super) fn reject_module_syntax(parsed: &ParserReturn<'_>) -> Result<(), Sour
 
 /// Could the source name `require` at all? Identifiers can only be spelled with escapes
 /// through `\u`, so sources without either skip the semantic pass.
-pub(super) fn may_name_require(source: &str) -> bool {
+pub(crate) fn may_name_require(source: &str) -> bool {
     source.contains("require") || source.contains("\\u")
 }
 

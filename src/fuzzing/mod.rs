@@ -1,0 +1,27 @@
+//! Invariant checks behind the `cargo fuzz` targets (`fuzz/fuzz_targets/*.rs`) and the
+//! corpus replay test (`tests/fuzz_corpus.rs`). Each `check_*` takes arbitrary bytes,
+//! drives one part of the engine and panics when an invariant of SPEC §3–§7 breaks, so a
+//! fuzzer crash and a failing replay are the same finding. Not part of the product API.
+
+mod bridge;
+mod bytes;
+mod front_end;
+mod output;
+mod schema;
+mod search;
+mod ts_check;
+
+pub use bridge::check_json_bridge;
+pub use front_end::check_front_end;
+pub use output::check_output_budget;
+pub use schema::check_schema_render;
+pub use search::check_search;
+
+/// Every target by name, as the fuzz binaries and corpus directories are named.
+pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+    ("front_end", check_front_end),
+    ("json_bridge", check_json_bridge),
+    ("schema_render", check_schema_render),
+    ("search", check_search),
+    ("output_budget", check_output_budget),
+];
