@@ -1,283 +1,521 @@
 #!/usr/bin/env node
-// codemode-native benchmarks vs. a node:vm worker-pool peer.
+// codemode-native vs. the stacks a gateway author would pick instead, in one run on one machine.
 //
-//   node bench/run.mjs                 full run (~60–90 s on 2 cores), then bench/suspend.mjs (~30 s)
-//   node bench/run.mjs --quick         shortened run (~15 s), then bench/suspend.mjs --quick (~17 s)
-//   node bench/run.mjs --no-suspend    this table only
+//   npm run bench                     full run (a few minutes on 2 cores)
+//   BENCH_QUICK=1 npm run bench       shortened run for development (also `--quick`)
+//   BENCH_ROUNDS=3                    override the number of measured rounds
+//   BENCH_ONLY=trivial,compute        only these workload groups (ids below)
+//   BENCH_SIDES=ours,reference        only these sides (ours, reference, ivm, nodevm)
+//   BENCH_NO_INSTALL=1                do not try to install isolated-vm into bench/.peers/
 //
-// stdout: one markdown table + machine line + footnote, then suspend.mjs's table. stderr: progress.
-// bench/results.json: every raw figure (per round, per side, plus failures); suspend.mjs adds
-// its figures under the `suspend` key.
+// stdout: ONE markdown table plus a machine line and notes. stderr: progress.
+// bench/results.json: every raw figure (each round of each side, warm-ups, failures, config).
+//
+// Sides (see bench/README.md):
+//   ours       CodeModeSession.exec / wait on the native addon
+//   reference  peers/quickjs-wasi-pool.mjs: worker_threads × fresh quickjs-wasi VM, snapshot/restore
+//   ivm        peers/isolated-vm-pool.mjs: isolated-vm isolates × fresh context per cell
+//   nodevm     peers/node-vm-pool.mjs: worker_threads × fresh node:vm context per cell
+// Memory and thread figures come from fresh child processes (`--child <task> <side>`).
 import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { makeCatalog } from './catalog-fixture.mjs';
+import { makeTsCell } from './ts-fixture.mjs';
 
 const require = createRequire(import.meta.url);
-const QUICK = process.argv.includes('--quick');
+const SELF = fileURLToPath(import.meta.url);
+const QUICK = process.argv.includes('--quick') || !!process.env.BENCH_QUICK;
+const CHILD = process.argv.includes('--child') ? process.argv.slice(process.argv.indexOf('--child') + 1, process.argv.indexOf('--child') + 3) : null;
 const THREADS = os.availableParallelism();
+const MiB = 1024 * 1024;
+const ALL_SIDES = ['ours', 'reference', 'ivm', 'nodevm'];
+const SIDE_LABEL = { ours: 'codemode-native', reference: 'quickjs-wasi pool (reference)', ivm: 'isolated-vm', nodevm: 'node:vm pool' };
+const WANT_SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',').filter((s) => ALL_SIDES.includes(s));
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 
 const CFG = QUICK
-  ? { rounds: 3, trivialSeq: 500, throughputCells: 1500, inflight: 256, seqNestedReps: 1, fanReps: 5, computeReps: 1, buildReps: 2, searchReps: 1 }
-  : { rounds: 5, trivialSeq: 2000, throughputCells: 4000, inflight: 256, seqNestedReps: 3, fanReps: 20, computeReps: 2, buildReps: 5, searchReps: 3 };
-const ROUND_TIMEOUT_MS = 60_000;
+  ? { rounds: 2, trivialSeq: 200, tputCells: 600, inflight: 256, seqNested: 1, fan: 3, compute: 1, json: 2, yields: 8, ts: 10, build: 2, search: 1, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200 }
+  : { rounds: 5, trivialSeq: 1000, tputCells: 3000, inflight: 256, seqNested: 2, fan: 10, compute: 1, json: 4, yields: 20, ts: 40, build: 4, search: 2, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200 };
+if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) | 0);
+const ROUND_TIMEOUT_MS = 120_000;
+const HEAP_LIMITS = { memoryLimitBytes: 128 * MiB, maxSnapshotBytes: 256 * MiB, timeoutMs: 30_000 };
 
 const log = (...a) => process.stderr.write(a.join(' ') + '\n');
 const nowNs = () => process.hrtime.bigint();
 const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-
-class CellFailure extends Error {
-  constructor(message, failedCells = 1) {
-    super(message);
-    this.failedCells = failedCells;
+class CellFailure extends Error {}
+const describe = (r) => (r ? `${r.status}${r.code ? ` (${r.code})` : ''}${r.reason ? ` reason=${r.reason}` : ''}${r.error ? `: ${r.error}` : ''}` : 'no result');
+function expect(r, what, status = 'completed', check) {
+  if (!r || r.status !== status) throw new CellFailure(`${what}: expected ${status}, got ${describe(r)}`.slice(0, 300));
+  const problem = check?.(r);
+  if (problem) throw new CellFailure(`${what}: ${problem}`.slice(0, 300));
+  return r;
+}
+function withTimeout(p, ms, what) {
+  let timer;
+  return Promise.race([p, new Promise((_, rej) => (timer = setTimeout(() => rej(new CellFailure(`${what} did not finish within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+function threadsNow() {
+  try {
+    return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+  } catch {
+    return null;
+  }
+}
+async function settleGc() {
+  for (let i = 0; i < 3; i++) {
+    global.gc?.();
+    await sleep(50);
   }
 }
 
-// ---------------------------------------------------------------- tools & code
+// ---------------------------------------------------------------- tools and cell sources
 const addTool = {
   name: 'add',
   description: 'Add two numbers and return { sum }.',
-  parameters: {
-    type: 'object',
-    properties: { a: { type: 'number', description: 'first addend' }, b: { type: 'number', description: 'second addend' } },
-    required: ['a', 'b'],
-    additionalProperties: false,
-  },
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
   execute: async ({ a, b }) => ({ sum: a + b }),
 };
+const slowTool = (ms) => ({ name: 'slow', description: `Resolves after ${ms} ms.`, parameters: { type: 'object' }, execute: () => new Promise((r) => setTimeout(() => r({ ok: true }), ms)) });
+const neverTool = (onCall) => ({ name: 'never', description: 'Never settles.', parameters: { type: 'object' }, execute: () => (onCall?.(), new Promise(() => {})) });
 
 let computeRef = 0;
 for (let i = 0; i < 5e6; i++) computeRef += Math.sqrt(i);
+const jsonItems = (() => {
+  // ~1 MB of JSON: size the item count on the host with the same statement the guest runs
+  const src = (n) => `const x = { items: [] };\nfor (let i = 0; i < ${n}; i++) x.items.push({ id: i, name: "item-" + i, tags: ["alpha", "beta", "gamma"], score: i * 0.25, active: i % 2 === 0, note: "lorem ipsum dolor sit amet, consectetur adipiscing elit " + i });\n`;
+  const bytes = (n) => new Function(`${src(n)}return JSON.stringify(x).length`)();
+  let n = Math.round(MiB / (bytes(1000) / 1000));
+  for (let i = 0; i < 3; i++) n = Math.round((n * MiB) / bytes(n));
+  return { n, bytes: bytes(n), src: src(n) };
+})();
+const CELLS = {
+  trivial: { code: 'return 1 + 1', check: (v) => v === 2 },
+  nested: { code: 'return await add({ a: 1, b: 2 })', check: (v) => v?.sum === 3 },
+  seqNested: { code: 'let s = 0;\nfor (let i = 0; i < 1000; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s', check: (v) => v === 500500 },
+  fanOut: { code: 'const r = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 })));\nreturn r.reduce((s, x) => s + x.sum, 0)', check: (v) => v === 5050 },
+  compute: { code: 'let s = 0; for (let i = 0; i < 5e6; i++) s += Math.sqrt(i); return s', check: (v) => Math.abs(v - computeRef) <= 1e-9 * computeRef },
+  jsonBuild: { code: `${jsonItems.src}return x.items.length`, check: (v) => v === jsonItems.n },
+  jsonRound: { code: `${jsonItems.src}const s = JSON.stringify(x);\nconst y = JSON.parse(s);\nreturn y.items.length + s.length`, check: (v) => v === jsonItems.n + jsonItems.bytes },
+  jsonReturn: { code: `${jsonItems.src}return x`, check: (v) => v?.items?.length === jsonItems.n && v.items[jsonItems.n - 1].id === jsonItems.n - 1 },
+};
+const heapCode = (n, yields) => `const big = [];\nfor (let i = 0; i < ${n}; i++) big.push("x".repeat(1024) + i);\nfor (let i = 0; i < ${yields}; i++) await yield_control("tick");\nreturn big.length`;
 
-const CODE = {
-  trivial: 'return 1 + 1',
-  nested: 'return await add({ a: 1, b: 2 })',
-  seqNested: 'let s = 0;\nfor (let i = 0; i < 1000; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s',
-  fanOut: 'const r = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 })));\nreturn r.reduce((s, x) => s + x.sum, 0)',
-  compute: 'let s = 0; for (let i = 0; i < 5e6; i++) s += Math.sqrt(i); return s',
-  search:
-    'let hits = 0, first = null;\nfor (let i = 0; i < 1000; i++) { const h = await catalog.search("send email"); hits += h.length; first = h[0] ? h[0].toolName : null; }\nreturn { hits, first }',
-};
-const EXPECT = {
-  trivial: (v) => v === 2,
-  nested: (v) => v && v.sum === 3,
-  seqNested: (v) => v === 500500,
-  fanOut: (v) => v === 5050,
-  compute: (v) => typeof v === 'number' && Math.abs(v - computeRef) <= 1e-9 * computeRef,
-  search: (v) => v && v.hits > 0 && typeof v.first === 'string' && v.first.startsWith('email_'),
-};
+// ---------------------------------------------------------------- sides
+// A side: { name, exec(cellKey | code), wait(runId)?, close(), ... }. Missing sides carry { missing }.
+let addonConfigured = false;
+function loadAddon() {
+  const addon = require('../index.js');
+  if (!addonConfigured) {
+    addonConfigured = true;
+    try {
+      // maxSuspendedRuns above the 100 parked runs of workload 5
+      addon.configureCodeModeRuntime({ workerThreads: THREADS, maxSuspendedRuns: 256 });
+    } catch (err) {
+      log(`configureCodeModeRuntime failed (defaults kept): ${err?.message ?? err}`);
+    }
+  }
+  return addon;
+}
+
+async function makeOurs(tools = [addTool], limits = {}) {
+  const { CodeModeSession } = loadAddon();
+  const s = new CodeModeSession({ sessionId: `bench-${Math.random().toString(36).slice(2)}`, tools, limits: { maxPendingToolCalls: 128, maxOutputBytes: 4 * MiB, ...limits } });
+  return { exec: (code) => s.exec({ code }), wait: (runId) => s.wait({ runId }), session: s, close: () => s.close() };
+}
+
+let wasmModule = null;
+async function makeReference(tools = [addTool], extra = {}) {
+  const { QuickJsWasiPool, compileQuickJsModule } = await import('./peers/quickjs-wasi-pool.mjs');
+  wasmModule ??= await compileQuickJsModule();
+  const pool = new QuickJsWasiPool({ module: wasmModule, tools, size: THREADS, timeoutMs: 30_000, memoryLimit: 128 * MiB, fresh: process.env.BENCH_QJS_FRESH ?? 'create', ...extra });
+  await withTimeout(pool.ready(), 30_000, 'quickjs-wasi pool start');
+  return { exec: (code) => pool.exec(code), wait: (runId) => pool.wait(runId), pool, close: () => pool.close() };
+}
+
+async function makeIvm(tools = [addTool]) {
+  const { IsolatedVmPool, loadIsolatedVm } = await import('./peers/isolated-vm-pool.mjs');
+  const ivm = loadIsolatedVm();
+  const pool = new IsolatedVmPool({ ivm, tools, size: THREADS, timeoutMs: 30_000, memoryLimitMb: 128 });
+  await withTimeout(pool.ready(), 30_000, 'isolated-vm pool start');
+  return { exec: (code) => pool.exec(code), pool, close: () => pool.close() };
+}
+
+async function makeNodeVm(tools = [addTool]) {
+  const { NodeVmPool } = await import('./peers/node-vm-pool.mjs');
+  const pool = new NodeVmPool({ tools, size: THREADS, timeoutMs: 30_000 });
+  await withTimeout(pool.ready(), 30_000, 'node:vm pool start');
+  return { exec: (code) => pool.exec(code), pool, close: () => pool.close() };
+}
+const MAKERS = { ours: makeOurs, reference: makeReference, ivm: makeIvm, nodevm: makeNodeVm };
 
 // ---------------------------------------------------------------- measurement primitives
-// Each returns { figure, ...detail } for one round or throws CellFailure.
-function check(r, key) {
-  if (!r || r.status !== 'completed') {
-    const why = r ? `${r.status}${r.code ? ` (${r.code})` : ''}: ${r.error ?? r.reason ?? ''}` : 'no result';
-    throw new CellFailure(`cell ${key} ${why}`.slice(0, 300));
-  }
-  if (!EXPECT[key](r.value)) throw new CellFailure(`cell ${key} returned unexpected value ${JSON.stringify(r.value)?.slice(0, 120)}`);
-  return r;
+async function runCell(side, key) {
+  const c = CELLS[key];
+  return expect(await side.exec(c.code), key, 'completed', (r) => (c.check(r.value) ? null : `unexpected value ${JSON.stringify(r.value)?.slice(0, 100)}`));
 }
-
-async function seqLatencyUs(exec, key, n) {
-  const lat = new Float64Array(n);
-  const t0 = nowNs();
+async function seqLatencyUs(side, key, n) {
+  const lat = [];
   for (let i = 0; i < n; i++) {
     const t = nowNs();
-    check(await exec(CODE[key]), key);
-    lat[i] = Number(nowNs() - t) / 1e3;
+    await runCell(side, key);
+    lat.push(Number(nowNs() - t) / 1e3);
   }
-  const total = msSince(t0);
-  const xs = Array.from(lat);
-  return { figure: median(xs), meanUs: (total * 1e3) / n, p99Us: pct(xs, 99), maxUs: Math.max(...xs), n };
+  return { figure: median(lat), n };
 }
-
-async function throughputCps(exec, key, total, inflight) {
+async function throughput(side, key, total, inflight) {
   let next = 0;
   let failed = 0;
-  let firstError = null;
+  let first = null;
   const t0 = nowNs();
-  const runner = async () => {
+  const worker = async () => {
     while (next < total) {
       next++;
       try {
-        check(await exec(CODE[key]), key);
+        await runCell(side, key);
       } catch (err) {
         failed++;
-        firstError ??= String(err?.message ?? err);
+        first ??= err.message;
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(inflight, total) }, runner));
+  await Promise.all(Array.from({ length: Math.min(inflight, total) }, worker));
   const ms = msSince(t0);
-  if (failed) throw new CellFailure(`${failed}/${total} cells failed; first: ${firstError}`, failed);
-  return { figure: total / (ms / 1000), totalMs: ms, cells: total, inflight };
+  if (failed) throw new CellFailure(`${failed}/${total} cells failed; first: ${first}`);
+  return { figure: total / (ms / 1000), ms, total };
 }
-
-// Wall time of whole cells run one after another; figure = median(wall) / divisor.
-async function cellWall(exec, key, reps, { divisor = 1, unit = 'ms' } = {}) {
+async function cellWall(side, key, reps, divisor = 1, scale = 1) {
   const walls = [];
-  const telemetry = [];
   for (let i = 0; i < reps; i++) {
     const t = nowNs();
-    const r = check(await exec(CODE[key]), key);
+    await runCell(side, key);
     walls.push(msSince(t));
-    if (r.telemetry?.run) telemetry.push(r.telemetry.run);
   }
-  const scale = unit === 'us' ? 1000 : 1;
-  return { figure: (median(walls) * scale) / divisor, wallsMs: walls, telemetry: telemetry.length ? telemetry : undefined };
+  return { figure: (median(walls) * scale) / divisor, wallsMs: walls };
 }
-
-// ---------------------------------------------------------------- the two sides
-async function makeOurs() {
-  const { CodeModeSession, configureCodeModeRuntime } = require('../index.js');
-  let configured = null;
-  try {
-    configureCodeModeRuntime({ workerThreads: THREADS });
-    configured = { workerThreads: THREADS };
-  } catch (err) {
-    configured = { error: String(err?.message ?? err) };
-    log(`configureCodeModeRuntime failed (using defaults): ${configured.error}`);
+// One suspended cell per heap size: exec to the first yield, then `yields` wait() round trips.
+async function suspendRound(side, n, yields) {
+  let r = expect(await side.exec(heapCode(n, yields)), 'heap exec', 'waiting');
+  const runId = r.runId;
+  const waits = [];
+  for (let k = 1; k <= yields; k++) {
+    const t = nowNs();
+    r = await withTimeout(side.wait(runId), 30_000, `wait ${k}`);
+    const dt = msSince(t);
+    if (k < yields) {
+      expect(r, `wait ${k}`, 'waiting');
+      waits.push(dt);
+    } else expect(r, 'final wait', 'completed', (x) => (x.value === n ? null : `value ${x.value}`));
   }
-  const basic = new CodeModeSession({ sessionId: 'bench-basic', tools: [addTool] });
-  const fan = new CodeModeSession({ sessionId: 'bench-fanout', tools: [addTool], limits: { maxPendingToolCalls: 128 } });
-  const catalogTools = makeCatalog(1000);
-  const catalogSession = new CodeModeSession({ sessionId: 'bench-catalog', tools: catalogTools });
-  let buildSeq = 0;
-  return {
-    configured,
-    exec: (code) => basic.exec({ code }),
-    execFan: (code) => fan.exec({ code }),
-    execCatalog: (code) => catalogSession.exec({ code }),
-    async buildCatalog(reps) {
-      const totals = [];
-      const ctor = [];
-      const model = [];
-      for (let i = 0; i < reps; i++) {
-        const t0 = nowNs();
-        const s = new CodeModeSession({ sessionId: `bench-build-${buildSeq++}`, tools: catalogTools });
-        const t1 = nowNs();
-        const mt = s.modelTools();
-        const t2 = nowNs();
-        if (!Array.isArray(mt) || mt[0]?.name !== 'exec' || mt[1]?.name !== 'wait')
-          throw new CellFailure(`modelTools() returned ${JSON.stringify(mt?.map?.((t) => t.name))}`);
-        totals.push(Number(t2 - t0) / 1e6);
-        ctor.push(Number(t1 - t0) / 1e6);
-        model.push(Number(t2 - t1) / 1e6);
-        await s.close();
-      }
-      return { figure: median(totals), totalsMs: totals, constructorMs: ctor, modelToolsMs: model, tools: catalogTools.length };
-    },
-    async searchUs(reps) {
-      const perSearchUs = [];
-      const guestCpuUs = [];
-      const hostWallUs = [];
-      for (let i = 0; i < reps; i++) {
-        const t = nowNs();
-        const r = check(await catalogSession.exec({ code: CODE.search }), 'search');
-        const host = msSince(t);
-        const run = r.telemetry?.run;
-        // ms per 1000 searches == µs per search
-        perSearchUs.push(run ? run.wallMs : host);
-        guestCpuUs.push(run ? run.guestCpuMs : null);
-        hostWallUs.push(host);
-      }
-      return { figure: median(perSearchUs), telemetryWallUsPerSearch: perSearchUs, guestCpuUsPerSearch: guestCpuUs, hostWallUsPerSearch: hostWallUs };
-    },
-    async close() {
-      await Promise.allSettled([basic.close(), fan.close(), catalogSession.close()]);
-    },
-  };
+  return { figure: median(waits), waitsMs: waits, snapshotBytes: r.snapshotBytes };
 }
 
-async function makePeer() {
-  const { NodeVmPool } = await import('./peers/node-vm-pool.mjs');
-  const pool = new NodeVmPool({ tools: [addTool], size: THREADS, timeoutMs: 10_000 });
-  await withTimeout(pool.ready(), 20_000, 'peer pool start');
-  const exec = (code) => pool.exec(code);
-  return { exec, execFan: exec, size: THREADS, close: () => pool.close() };
-}
+// ---------------------------------------------------------------- child tasks (fresh processes)
+const CHILD_TASKS = {
+  // Workload 5a: RSS per parked run. ours: waiting runs; reference: stored snapshots;
+  // ivm / node:vm: live contexts awaiting a tool that never settles (they cannot suspend).
+  async park(sideName) {
+    let calls = 0;
+    const tools = [neverTool(() => calls++)];
+    const code = (k) => `const small = Array.from({ length: 200 }, (_, i) => ({ i, s: "v" + i + "-${k}" }));\nawait never({});\nreturn small.length`;
+    let side;
+    if (sideName === 'ours') side = await makeOurs(tools, { timeoutMs: 100 });
+    else if (sideName === 'reference') side = await makeReference(tools, { suspendTools: ['never'] });
+    else side = await MAKERS[sideName](tools);
+    const parkOne = (k) => side.exec(code(k));
+    // warm-up: one parked run, dropped again
+    const w = parkOne('w');
+    if (sideName === 'ours' || sideName === 'reference') {
+      expect(await w, 'warm-up park', 'waiting');
+      if (sideName === 'ours') for (const x of side.session.runs()) side.session.cancelRun(x.runId);
+      else await side.pool.dropRuns();
+    } else {
+      while (calls < 1) await sleep(5);
+    }
+    await settleGc();
+    calls = 0;
+    const before = process.memoryUsage.rss();
+    const ps = Array.from({ length: CFG.parked }, (_, k) => parkOne(k));
+    if (sideName === 'ours' || sideName === 'reference') {
+      const rs = await Promise.all(ps);
+      const bad = rs.filter((r) => r?.status !== 'waiting');
+      if (bad.length) return { ok: false, error: `${bad.length}/${CFG.parked} did not park; first: ${describe(bad[0])}` };
+    } else {
+      const t0 = Date.now();
+      while (calls < CFG.parked && Date.now() - t0 < 30_000) await sleep(10);
+      if (calls < CFG.parked) return { ok: false, error: `only ${calls}/${CFG.parked} cells reached the tool` };
+    }
+    await settleGc();
+    const after = process.memoryUsage.rss();
+    const detail = sideName === 'ours' ? { runsBytesMedian: median(side.session.runs().map((r) => r.bytes)) } : {};
+    return { ok: true, figure: (after - before) / CFG.parked / 1024, rssBeforeMB: before / MiB, rssAfterMB: after / MiB, ...detail };
+  },
+  // Workload 5b: RSS per idle session (ours only: the peers have no session object).
+  async sessions() {
+    const { CodeModeSession } = loadAddon();
+    const warm = new CodeModeSession({ sessionId: 'idle-warm', tools: makeCatalog(10) });
+    expect(await warm.exec({ code: 'return 1' }), 'warm-up');
+    await settleGc();
+    const before = process.memoryUsage.rss();
+    const ss = Array.from({ length: CFG.sessions }, (_, i) => new CodeModeSession({ sessionId: `idle-${i}`, tools: makeCatalog(10) }));
+    await settleGc();
+    const after = process.memoryUsage.rss();
+    const ok = ss.every((s) => s.telemetry().catalogSize === 10);
+    await Promise.all(ss.map((s) => s.close()));
+    return ok ? { ok: true, figure: (after - before) / CFG.sessions / 1024 } : { ok: false, error: 'catalogSize mismatch' };
+  },
+  // Workload 8: 1,000 concurrent cells each awaiting a 200 ms tool; wall time and peak threads.
+  async concurrency(sideName) {
+    const bare = threadsNow();
+    const side = await MAKERS[sideName]([slowTool(CFG.toolDelayMs)]);
+    const code = 'const r = await slow({});\nreturn r.ok === true ? 1 : 0';
+    const batch = (n) => Promise.all(Array.from({ length: n }, () => side.exec(code)));
+    const warm = await batch(100);
+    if (warm.some((r) => r?.status !== 'completed')) return { ok: false, error: `warm-up failed: ${describe(warm.find((r) => r?.status !== 'completed'))}` };
+    await sleep(100);
+    const idle = threadsNow();
+    let peak = idle;
+    const timer = setInterval(() => (peak = Math.max(peak, threadsNow() ?? 0)), 20);
+    const t0 = nowNs();
+    const rs = await batch(CFG.concurrent);
+    const wallMs = msSince(t0);
+    clearInterval(timer);
+    peak = Math.max(peak, threadsNow() ?? 0);
+    await side.close();
+    const bad = rs.filter((r) => r?.status !== 'completed' || r.value !== 1);
+    if (bad.length) return { ok: false, error: `${bad.length}/${CFG.concurrent} failed; first: ${describe(bad[0])}` };
+    return { ok: true, figure: wallMs, figures: { wallMs, peakThreads: bare == null ? null : peak }, bareThreads: bare, idleThreads: idle };
+  },
+};
 
-function withTimeout(p, ms, what) {
-  let timer;
-  return Promise.race([
-    p,
-    new Promise((_, rej) => {
-      timer = setTimeout(() => rej(new CellFailure(`${what} did not finish within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+function runChild(task, side) {
+  return new Promise((resolve) => {
+    const t0 = nowNs();
+    const cp = spawn(process.execPath, ['--expose-gc', SELF, '--child', task, side ?? '-', ...(QUICK ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    cp.stdout.on('data', (d) => (out += d));
+    const timer = setTimeout(() => cp.kill('SIGKILL'), ROUND_TIMEOUT_MS);
+    cp.on('close', (code, signal) => {
+      clearTimeout(timer);
+      let r;
+      try {
+        r = JSON.parse(out.trim().split('\n').pop() ?? '');
+      } catch {
+        r = { ok: false, error: `child ${task}/${side} exited (${signal ?? code}) without a result` };
+      }
+      resolve({ ...r, roundMs: msSince(t0) });
+    });
+  });
 }
 
 // ---------------------------------------------------------------- workloads
-const warm = (n, min = 1) => Math.max(min, Math.ceil(n / 4));
-const WORKLOADS = [
+// Each group: { id, rows: [{ key, name, kind }], sides, setup?, round(sideName, ctx, warmup) → { figures: { key: n } } }
+// kind: 'time' | 'memory' | 'count' | 'bytes' (lower is better), 'rate' (higher is better).
+const inProc = (fn) => async (sideName, ctx, warmup) => fn(ctx.sides[sideName], warmup, sideName, ctx);
+const GROUPS = [
   {
-    id: 'trivial_seq', name: 'trivial cell `return 1 + 1`, sequential latency (µs/exec)', kind: 'time',
-    run: (s, w) => seqLatencyUs(s.exec, 'trivial', w ? warm(CFG.trivialSeq, 50) : CFG.trivialSeq),
-    note: () => `median of ${CFG.trivialSeq} execs per round`,
+    id: 'trivial',
+    rows: [
+      { key: 'lat', kind: 'time', name: '1. trivial cell `return 1 + 1`: sequential latency (µs/cell)' },
+      { key: 'tput', kind: 'rate', name: `1. trivial cell: throughput, ${CFG.inflight} in flight (cells/s)` },
+    ],
+    round: inProc(async (s, w) => ({
+      lat: (await seqLatencyUs(s, 'trivial', w ? 50 : CFG.trivialSeq)).figure,
+      tput: (await throughput(s, 'trivial', w ? 300 : CFG.tputCells, CFG.inflight)).figure,
+    })),
   },
   {
-    id: 'trivial_tput', name: `trivial cell, throughput with ${CFG.inflight} in flight (cells/s)`, kind: 'throughput',
-    run: (s, w) => throughputCps(s.exec, 'trivial', w ? warm(CFG.throughputCells, 256) : CFG.throughputCells, CFG.inflight),
-    note: () => `${CFG.throughputCells} execs per round`,
+    id: 'nested',
+    rows: [
+      { key: 'tput', kind: 'rate', name: `2. one async tool call per cell: throughput, ${CFG.inflight} in flight (cells/s)` },
+      { key: 'seq', kind: 'time', name: '2. 1,000 sequential awaited tool calls in one cell (µs/call)' },
+      { key: 'fan', kind: 'time', name: '2. fan-out: `Promise.all` of 100 tool calls in one cell (ms/cell)' },
+    ],
+    round: inProc(async (s, w) => ({
+      tput: (await throughput(s, 'nested', w ? 300 : CFG.tputCells, CFG.inflight)).figure,
+      seq: (await cellWall(s, 'seqNested', CFG.seqNested, 1000, 1000)).figure,
+      fan: (await cellWall(s, 'fanOut', w ? 2 : CFG.fan)).figure,
+    })),
   },
   {
-    id: 'nested_tput', name: `1 nested tool call per cell, throughput with ${CFG.inflight} in flight (cells/s)`, kind: 'throughput',
-    run: (s, w) => throughputCps(s.exec, 'nested', w ? warm(CFG.throughputCells, 256) : CFG.throughputCells, CFG.inflight),
-    note: () => `${CFG.throughputCells} execs per round`,
+    id: 'compute',
+    rows: [
+      { key: 'sqrt', kind: 'time', name: '3. compute: 5e6 × `Math.sqrt` loop (ms/cell)' },
+      { key: 'build', kind: 'time', name: `3. build a ~1 MB object in the guest (ms/cell, baseline of the next two)` },
+      { key: 'json', kind: 'time', name: '3. build + `JSON.parse(JSON.stringify(x))` of it in the guest (ms/cell)' },
+      { key: 'ret', kind: 'time', name: '3. build + return it to the host (ms/cell)' },
+    ],
+    round: inProc(async (s, w) => ({
+      sqrt: (await cellWall(s, 'compute', CFG.compute)).figure,
+      build: (await cellWall(s, 'jsonBuild', w ? 1 : CFG.json)).figure,
+      json: (await cellWall(s, 'jsonRound', w ? 1 : CFG.json)).figure,
+      ret: (await cellWall(s, 'jsonReturn', w ? 1 : CFG.json)).figure,
+    })),
   },
   {
-    id: 'nested_seq', name: '1,000 sequential awaited tool calls in one cell (µs/call)', kind: 'time',
-    run: (s, w) => cellWall(s.exec, 'seqNested', w ? 1 : CFG.seqNestedReps, { divisor: 1000, unit: 'us' }),
-    note: () => `host wall of the cell / 1000, median of ${CFG.seqNestedReps} cells per round`,
+    id: 'suspend',
+    sides: ['ours', 'reference'],
+    rows: [1, 8, 32].map((mib) => ({ key: `w${mib}`, kind: 'time', name: `4. suspend + resume, guest heap ${mib} MB: one \`wait()\` round trip (ms)` })),
+    async setup(ctx) {
+      // Calibrate the string count per heap size on ours (same QuickJS engine family on both sides).
+      const s = ctx.sides.ours ?? (ctx.sides.ours = await makeOurs([addTool], HEAP_LIMITS));
+      const heap = async (n) => {
+        const w = expect(await s.exec(heapCode(n, 1)), 'calibration', 'waiting');
+        expect(await s.wait(w.runId), 'calibration wait');
+        return w.telemetry.run.peakHeapBytes;
+      };
+      const base = await heap(0);
+      const slope = ((await heap(4096)) - base) / 4096;
+      ctx.heapN = {};
+      for (const mib of [1, 8, 32]) {
+        let n = Math.max(1, Math.round((mib * MiB - base) / slope));
+        n = Math.max(1, Math.round((n * (mib * MiB - base)) / ((await heap(n)) - base)));
+        ctx.heapN[mib] = n;
+      }
+      log(`  heap sizes (strings of 1 KB): ${JSON.stringify(ctx.heapN)}`);
+      return { heapN: ctx.heapN, baseHeapBytes: base };
+    },
+    round: inProc(async (s, w, _n, ctx) => {
+      const out = {};
+      const snap = {};
+      for (const mib of [1, 8, 32]) {
+        const r = await suspendRound(s, ctx.heapN[mib], w ? 3 : CFG.yields);
+        out[`w${mib}`] = r.figure;
+        if (r.snapshotBytes) snap[mib] = r.snapshotBytes;
+      }
+      return { ...out, detail: { snapshotBytes: snap } };
+    }),
   },
   {
-    id: 'fanout', name: 'fan-out: `Promise.all` of 100 tool calls in one cell (ms/cell)', kind: 'time',
-    run: (s, w) => cellWall(s.execFan, 'fanOut', w ? warm(CFG.fanReps) : CFG.fanReps),
-    note: () => `maxPendingToolCalls 128, median of ${CFG.fanReps} cells per round`,
+    id: 'memory',
+    rows: [
+      { key: 'park', kind: 'memory', name: `5. memory per parked run: RSS delta of ${CFG.parked} parked runs / ${CFG.parked} (KB/run)` },
+      { key: 'session', kind: 'memory', sides: ['ours'], name: `5. memory per idle session with 10 tools: RSS delta / ${CFG.sessions} (KB/session)` },
+    ],
+    child: true,
+    async round(sideName) {
+      const p = await runChild('park', sideName);
+      if (!p.ok) throw new CellFailure(p.error);
+      const out = { park: p.figure, detail: { park: p } };
+      if (sideName === 'ours') {
+        const s = await runChild('sessions', sideName);
+        out.session = s.ok ? s.figure : { error: s.error };
+      }
+      return out;
+    },
   },
   {
-    id: 'compute', name: 'compute: 5e6 × `Math.sqrt` loop (ms/cell)', kind: 'time',
-    run: (s, w) => cellWall(s.exec, 'compute', w ? 1 : CFG.computeReps),
-    note: () => `median of ${CFG.computeReps} cells per round`,
+    id: 'ts',
+    sides: ['ours', 'reference'],
+    rows: [{ key: 'ts', kind: 'time', name: '6. TypeScript: transform a 200-line cell (µs); reference = `typescript.transpileModule`' }],
+    async setup(ctx) {
+      ctx.tsCell = makeTsCell(200);
+      ctx.ts = require('typescript');
+      const { transformTypeScript } = loadAddon();
+      ctx.oxc = transformTypeScript;
+      const a = transformTypeScript(ctx.tsCell);
+      const b = ctx.ts.transpileModule(ctx.tsCell, { compilerOptions: { target: ctx.ts.ScriptTarget.ES2022, module: ctx.ts.ModuleKind.ESNext } });
+      if (!a.code) throw new CellFailure(`oxc transform failed: ${JSON.stringify(a)}`);
+      return { lines: ctx.tsCell.split('\n').length, bytes: ctx.tsCell.length, oxcOutBytes: a.code.length, tscOutBytes: b.outputText.length, typescript: ctx.ts.version };
+    },
+    async round(sideName, ctx, w) {
+      const n = w ? 5 : CFG.ts;
+      const xs = [];
+      for (let i = 0; i < n; i++) {
+        const src = ctx.tsCell + `\n// ${i}`; // defeat any caching
+        const t = nowNs();
+        if (sideName === 'ours') {
+          if (!ctx.oxc(src).code) throw new CellFailure('oxc transform failed');
+        } else ctx.ts.transpileModule(src, { compilerOptions: { target: ctx.ts.ScriptTarget.ES2022, module: ctx.ts.ModuleKind.ESNext } });
+        xs.push(Number(nowNs() - t) / 1e3);
+      }
+      return { ts: median(xs) };
+    },
   },
   {
-    id: 'catalog_build', name: 'catalog: new session with 1,000 tools + `modelTools()` (ms)', kind: 'time', oursOnly: true,
-    run: (s, w) => s.buildCatalog(w ? 1 : CFG.buildReps),
-    note: () => `median of ${CFG.buildReps} builds per round`,
+    id: 'catalog',
+    sides: ['ours'],
+    rows: [
+      { key: 'build', kind: 'time', name: '7. catalog of 1,000 tools: `new CodeModeSession` + `modelTools()` (ms)' },
+      { key: 'search', kind: 'time', name: '7. catalog of 1,000 tools: `catalog.search("send email")` in a cell (µs/search)' },
+    ],
+    async setup(ctx) {
+      ctx.catalogTools = makeCatalog(1000);
+      const { CodeModeSession } = loadAddon();
+      ctx.catalogSession = new CodeModeSession({ sessionId: 'bench-catalog', tools: ctx.catalogTools });
+      ctx.CodeModeSession = CodeModeSession;
+    },
+    async round(_side, ctx, w) {
+      const builds = [];
+      for (let i = 0; i < (w ? 1 : CFG.build); i++) {
+        const t = nowNs();
+        const s = new ctx.CodeModeSession({ sessionId: `bench-build-${Math.random()}`, tools: ctx.catalogTools });
+        const mt = s.modelTools();
+        builds.push(msSince(t));
+        if (mt[0]?.name !== 'exec') throw new CellFailure('modelTools() did not list exec first');
+        await s.close();
+      }
+      const code = 'let hits = 0;\nfor (let i = 0; i < 1000; i++) hits += (await catalog.search("send email")).length;\nreturn hits';
+      const searches = [];
+      for (let i = 0; i < (w ? 1 : CFG.search); i++) {
+        const t = nowNs();
+        const r = expect(await ctx.catalogSession.exec({ code }), 'search cell', 'completed', (x) => (x.value > 0 ? null : 'no hits'));
+        searches.push(r.telemetry?.run?.wallMs ?? msSince(t)); // ms per 1,000 = µs per search
+      }
+      return { build: median(builds), search: median(searches) };
+    },
   },
   {
-    id: 'catalog_search', name: 'catalog: `catalog.search("send email")` over 1,000 tools (µs/search)', kind: 'time', oursOnly: true,
-    run: (s, w) => s.searchUs(w ? 1 : CFG.searchReps),
-    note: () => `telemetry.run.wallMs of a 1,000-search cell / 1000, median of ${CFG.searchReps} cells per round`,
+    id: 'concurrency',
+    rows: [
+      { key: 'wallMs', kind: 'time', name: `8. ${CFG.concurrent.toLocaleString('en-US')} concurrent cells each awaiting a ${CFG.toolDelayMs} ms tool: wall (ms)` },
+      { key: 'peakThreads', kind: 'count', name: '8. … peak OS threads of the process (`/proc/self/status`)' },
+    ],
+    child: true,
+    async round(sideName) {
+      const r = await runChild('concurrency', sideName);
+      if (!r.ok) throw new CellFailure(r.error);
+      return { ...r.figures, detail: { bareThreads: r.bareThreads, idleThreads: r.idleThreads } };
+    },
+  },
+  {
+    id: 'prompt',
+    sides: ['ours', 'reference'],
+    rows: [50, 200, 1000].map((n) => ({ key: `t${n}`, kind: 'bytes', name: `9. model-visible tool payload, ${n.toLocaleString('en-US')} tools (bytes); reference = every full schema` })),
+    deterministic: true,
+    async round(sideName) {
+      const out = {};
+      for (const n of [50, 200, 1000]) {
+        const tools = makeCatalog(n);
+        if (sideName === 'ours') {
+          const s = new (loadAddon().CodeModeSession)({ sessionId: `prompt-${n}`, tools });
+          out[`t${n}`] = Buffer.byteLength(JSON.stringify(s.modelTools()));
+          await s.close();
+        } else out[`t${n}`] = Buffer.byteLength(JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, parameters }))));
+      }
+      return out;
+    },
   },
 ];
 
 // ---------------------------------------------------------------- driver
-async function measure(side, wl, warmup) {
+async function measure(fn) {
   const t0 = nowNs();
   try {
-    const r = await withTimeout(wl.run(side, warmup), ROUND_TIMEOUT_MS, `${wl.id} round`);
+    const r = await withTimeout(fn(), ROUND_TIMEOUT_MS, 'round');
     return { ok: true, ...r, roundMs: msSince(t0) };
   } catch (err) {
-    return { ok: false, error: String(err?.message ?? err), failedCells: err?.failedCells ?? null, roundMs: msSince(t0) };
+    return { ok: false, error: String(err?.message ?? err), roundMs: msSince(t0) };
   }
-}
-
-function summarize(rounds) {
-  const ok = rounds.filter((r) => r.ok).map((r) => r.figure);
-  if (!ok.length) return null;
-  return { median: median(ok), min: Math.min(...ok), max: Math.max(...ok), okRounds: ok.length, rounds: rounds.length };
 }
 
 function fmt(x) {
@@ -285,8 +523,15 @@ function fmt(x) {
   const d = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
   return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 }
-const oneLine = (msg) => String(msg).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 300);
-const fmtStat = (s) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})${s.okRounds < s.rounds ? ` ⚠ ${s.rounds - s.okRounds}/${s.rounds} rounds failed` : ''}`;
+const fmtRatio = (x) => `${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}×`;
+const oneLine = (m) => String(m).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 300);
+
+function summarize(rounds, key) {
+  const xs = rounds.filter((r) => r.ok && typeof r[key] === 'number').map((r) => r[key]);
+  const errors = rounds.filter((r) => !r.ok || (r[key] && typeof r[key] === 'object')).map((r) => r.error ?? r[key]?.error);
+  if (!xs.length) return { errors };
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length, rounds: rounds.length, errors };
+}
 
 async function main() {
   const started = nowNs();
@@ -294,120 +539,158 @@ async function main() {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
     availableParallelism: THREADS,
+    memGB: +(os.totalmem() / 2 ** 30).toFixed(1),
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     date: new Date().toISOString(),
+    loadavg: os.loadavg(),
   };
+  const versions = { quickjsWasi: require('quickjs-wasi/package.json').version, typescript: require('typescript/package.json').version };
 
-  const ours = await makeOurs(); // a failure here is a real failure: let it crash loudly
-  let peer = null;
-  let peerMissing = null;
-  try {
-    peer = await makePeer();
-  } catch (err) {
-    peerMissing = String(err?.message ?? err);
-    log(`peer unavailable: ${peerMissing}`);
+  // Peers that cannot load are "missing", never a crash.
+  const missing = {};
+  if (WANT_SIDES.includes('ivm')) {
+    if (!process.env.BENCH_NO_INSTALL) {
+      log('isolated-vm: checking bench/.peers/ (first run installs and builds it, ~2–5 min)…');
+      const { ensureIsolatedVm } = await import('./peers/ensure-isolated-vm.mjs');
+      const r = ensureIsolatedVm();
+      if (!r.ok) missing.ivm = r.error;
+      else versions.isolatedVm = r.version;
+    }
+    if (!missing.ivm) {
+      try {
+        const { loadIsolatedVm } = await import('./peers/isolated-vm-pool.mjs');
+        loadIsolatedVm();
+        versions.isolatedVm ??= require(fileURLToPath(new URL('./.peers/node_modules/isolated-vm/package.json', import.meta.url))).version;
+      } catch (err) {
+        missing.ivm = `cannot load: ${String(err?.message ?? err).split('\n')[0]}`;
+      }
+    }
+  }
+  for (const s of ALL_SIDES) if (!WANT_SIDES.includes(s)) missing[s] ??= 'not selected (BENCH_SIDES)';
+
+  const ctx = { sides: {} };
+  for (const s of WANT_SIDES) {
+    if (missing[s]) continue;
+    try {
+      ctx.sides[s] = await MAKERS[s]();
+    } catch (err) {
+      if (s === 'ours') throw err; // ours failing is a real failure
+      missing[s] = String(err?.message ?? err).split('\n')[0];
+      log(`${s} unavailable: ${missing[s]}`);
+    }
   }
 
   const results = [];
-  for (const wl of WORKLOADS) {
-    const usePeer = !wl.oursOnly && peer;
-    const entry = { id: wl.id, name: wl.name, kind: wl.kind, note: wl.note(), ours: { warmup: null, rounds: [] }, peer: null };
-    if (usePeer) entry.peer = { warmup: null, rounds: [] };
-    else entry.peer = wl.oursOnly ? { notApplicable: true } : { missing: peerMissing };
-
-    log(`\n## ${wl.name}`);
-    entry.ours.warmup = await measure(ours, wl, true);
-    if (usePeer) entry.peer.warmup = await measure(peer, wl, true);
-    for (let r = 0; r < CFG.rounds; r++) {
-      const order = usePeer ? (r % 2 === 0 ? ['ours', 'peer'] : ['peer', 'ours']) : ['ours'];
-      for (const who of order) {
-        const m = await measure(who === 'ours' ? ours : peer, wl, false);
-        entry[who].rounds.push(m);
-        log(`  round ${r + 1}/${CFG.rounds} ${who.padEnd(4)} ${m.ok ? fmt(m.figure) : `FAILED: ${m.error}`}  (${Math.round(m.roundMs)} ms)`);
+  for (const g of GROUPS) {
+    if (ONLY && !ONLY.has(g.id)) continue;
+    const sides = (g.sides ?? ALL_SIDES).filter((s) => WANT_SIDES.includes(s) && !missing[s] && (g.child || g.id === 'ts' || g.id === 'prompt' || g.id === 'catalog' || ctx.sides[s]));
+    const entry = { id: g.id, rows: g.rows, sides: {}, setup: null };
+    log(`\n## ${g.id} (${sides.join(', ')})`);
+    const gctx = { sides: { ...ctx.sides } };
+    if (g.id === 'suspend') gctx.sides.ours = await makeOurs([addTool], HEAP_LIMITS);
+    if (g.setup) {
+      try {
+        entry.setup = (await g.setup(gctx)) ?? null;
+      } catch (err) {
+        entry.setupError = String(err?.message ?? err);
+        log(`  setup failed: ${entry.setupError}`);
+        results.push(entry);
+        continue;
       }
     }
-    entry.ours.summary = summarize(entry.ours.rounds);
-    if (entry.peer.rounds) entry.peer.summary = summarize(entry.peer.rounds);
+    for (const s of sides) entry.sides[s] = { warmup: null, rounds: [] };
+    if (!g.child && !g.deterministic) for (const s of sides) entry.sides[s].warmup = await measure(() => g.round(s, gctx, true));
+    const rounds = g.deterministic ? 1 : g.child ? Math.min(CFG.rounds, 3) : CFG.rounds;
+    for (let r = 0; r < rounds; r++) {
+      const order = sides.map((_, i) => sides[(i + r) % sides.length]); // rotate who goes first
+      for (const s of order) {
+        const m = await measure(() => g.round(s, gctx, false));
+        entry.sides[s].rounds.push(m);
+        const figs = g.rows.map((row) => `${row.key} ${typeof m[row.key] === 'number' ? fmt(m[row.key]) : '—'}`).join(', ');
+        log(`  round ${r + 1}/${rounds} ${s.padEnd(9)} ${m.ok ? figs : `FAILED: ${m.error}`}  (${Math.round(m.roundMs)} ms)`);
+      }
+    }
+    if (g.id === 'suspend') await gctx.sides.ours.close();
     results.push(entry);
   }
+  for (const s of Object.values(ctx.sides)) await s.close().catch(() => {});
 
-  await ours.close();
-  if (peer) await peer.close().catch(() => {});
-
-  // ---------------------------------------------------------------- report
+  // ---------------------------------------------------------------- the table
+  const peers = ['reference', 'ivm', 'nodevm'];
   const lines = [];
-  lines.push('| workload | codemode-native median (min–max) | peer median (min–max) | ratio |');
-  lines.push('|---|---|---|---|');
+  lines.push(`| workload | ${SIDE_LABEL.ours} median (min–max) | ${SIDE_LABEL.reference} median (min–max) | ratio vs reference | ${SIDE_LABEL.ivm} median (ratio) | ${SIDE_LABEL.nodevm} median (ratio) |`);
+  lines.push('|---|---|---|---|---|---|');
   const problems = [];
+  const rowsOut = [];
   for (const e of results) {
-    const o = e.ours.summary;
-    const p = e.peer.summary;
-    const oursCell = o ? fmtStat(o) : 'FAILED (see below)';
-    let peerCell;
-    if (e.peer.notApplicable) peerCell = 'n/a';
-    else if (!p) peerCell = e.peer.missing ? 'missing (peer unavailable)' : 'missing (failed, see below)';
-    else peerCell = fmtStat(p);
-    let ratio = '—';
-    if (o && p) {
-      const x = e.kind === 'throughput' ? o.median / p.median : p.median / o.median;
-      e.ratio = x;
-      ratio = `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}×`;
-    } else if (e.peer.notApplicable) ratio = 'n/a';
-    lines.push(`| ${e.name} | ${oursCell} | ${peerCell} | ${ratio} |`);
-    for (const who of ['ours', 'peer']) {
-      for (const r of [e[who].warmup, ...(e[who].rounds ?? [])]) {
-        if (r && !r.ok) problems.push(`${who === 'ours' ? 'codemode-native' : 'peer'} / ${e.id}${r === e[who].warmup ? ' (warm-up)' : ''}: ${oneLine(r.error)}`);
-      }
+    for (const row of e.rows) {
+      const sum = {};
+      for (const s of ALL_SIDES) if (e.sides[s]) sum[s] = summarize(e.sides[s].rounds, row.key);
+      const o = sum.ours;
+      const ratioOf = (p) => (o?.median != null && p?.median != null ? (row.kind === 'rate' ? o.median / p.median : p.median / o.median) : null);
+      const stat = (x) => (x.n === 1 || x.min === x.max ? fmt(x.median) : `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`) + (x.n < x.rounds ? ` ⚠ ${x.rounds - x.n}/${x.rounds} failed` : '');
+      const cell = (s) => {
+        if (e.setupError) return 'FAILED (setup)';
+        if (row.sides && !row.sides.includes(s)) return 'n/a';
+        if (!e.sides[s]) {
+          if (!missing[s] || !(GROUPS.find((g) => g.id === e.id).sides ?? ALL_SIDES).includes(s)) return 'n/a';
+          return missing[s].startsWith('not selected') ? 'not run' : 'missing';
+        }
+        const x = sum[s];
+        return x.median == null ? 'FAILED' : stat(x);
+      };
+      const ratios = {};
+      for (const p of peers) ratios[p] = ratioOf(sum[p]);
+      const short = (p) => {
+        const c = cell(p);
+        return sum[p]?.median != null && ratios[p] != null ? `${fmt(sum[p].median)} (${fmtRatio(ratios[p])})` : c;
+      };
+      lines.push(`| ${row.name} | ${cell('ours')} | ${cell('reference')} | ${ratios.reference != null ? `**${fmtRatio(ratios.reference)}**` : '—'} | ${short('ivm')} | ${short('nodevm')} |`);
+      for (const s of ALL_SIDES) for (const err of sum[s]?.errors ?? []) if (err) problems.push(`${SIDE_LABEL[s]} / ${row.name.slice(0, 60)}: ${oneLine(err)}`);
+      rowsOut.push({ group: e.id, key: row.key, name: row.name, kind: row.kind, summary: sum, ratios });
     }
+    if (e.setupError) problems.push(`${e.id} setup: ${oneLine(e.setupError)}`);
+    for (const [s, side] of Object.entries(e.sides)) if (side.warmup && !side.warmup.ok) problems.push(`${SIDE_LABEL[s]} / ${e.id} warm-up: ${oneLine(side.warmup.error)}`);
   }
   lines.push('');
   lines.push(
-    `Machine: ${machine.cpu}, ${machine.cores} cores (availableParallelism ${THREADS}), Node ${machine.node}, ${machine.platform}, ${machine.date}` +
-      (QUICK ? ' — **--quick run**' : ''),
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memGB} GB, Node ${machine.node}, ${machine.platform}, ${machine.date} (load average at start ${machine.loadavg.map((x) => x.toFixed(1)).join(' ')})` +
+      (QUICK ? ' — **quick run**' : ''),
   );
   lines.push(
-    `Ratio = peer/ours for times and ours/peer for throughputs, so > 1 means codemode-native is faster. ` +
-      `Median (min–max) over ${CFG.rounds} rounds after one warm-up round, ours and peer alternating round by round. ` +
-      `Peer = worker_threads pool (${THREADS} workers), a fresh node:vm context per cell, tools via postMessage to the main thread.`,
+    `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory and concurrency: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
+      `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better. ` +
+      `Peers: quickjs-wasi ${versions.quickjsWasi} in ${THREADS} worker_threads (fresh VM per cell from a module compiled once, tools via postMessage, suspension = snapshot + restore); ` +
+      `isolated-vm ${versions.isolatedVm ?? '(missing)'} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}.`,
   );
-  if (peerMissing) problems.unshift(`peer unavailable for every workload: ${oneLine(peerMissing)}`);
+  for (const [s, why] of Object.entries(missing)) if (!why.startsWith('not selected')) problems.unshift(`${SIDE_LABEL[s]} missing: ${oneLine(why)}`);
   if (problems.length) {
     lines.push('');
-    lines.push('Failures (failed rounds are excluded from the figures):');
+    lines.push('Failures (left out of the figures):');
     for (const p of problems) lines.push(`- ${p}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
-
-  const out = {
-    machine,
-    quick: QUICK,
-    config: { ...CFG, roundTimeoutMs: ROUND_TIMEOUT_MS, runtime: ours.configured, peerPoolSize: peer?.size ?? null },
-    totalSeconds: msSince(started) / 1000,
-    workloads: results,
-    table: lines.join('\n'),
-  };
+  const out = { machine, versions, quick: QUICK, config: { ...CFG, threads: THREADS, jsonItems: { n: jsonItems.n, bytes: jsonItems.bytes } }, missing, totalSeconds: msSince(started) / 1000, rows: rowsOut, groups: results, problems, table: lines.join('\n') };
   const file = fileURLToPath(new URL('./results.json', import.meta.url));
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
-  log(`\nwrote ${file} (${out.totalSeconds.toFixed(1)} s)`);
-
-  // Second table: suspension, memory and concurrency. It runs in its own process so that its RSS and
-  // thread figures, and the process-wide parked-run cap, start clean. It merges into results.json.
-  if (!process.argv.includes('--no-suspend')) {
-    process.stdout.write('\n');
-    const script = fileURLToPath(new URL('./suspend.mjs', import.meta.url));
-    const child = spawnSync(process.execPath, [script, ...(QUICK ? ['--quick'] : [])], { stdio: 'inherit' });
-    if (child.error || child.status !== 0) {
-      log(`bench/suspend.mjs failed: ${child.error?.message ?? `exit ${child.status ?? child.signal}`}`);
-      process.exitCode = 1;
-    }
-  }
+  log(`\nwrote ${file} (${out.totalSeconds.toFixed(0)} s)`);
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+if (CHILD) {
+  const [task, side] = CHILD;
+  (CHILD_TASKS[task] ? Promise.resolve().then(() => CHILD_TASKS[task](side)) : Promise.reject(new Error(`unknown child task ${task}`)))
+    .catch((err) => ({ ok: false, error: String(err?.message ?? err) }))
+    .then((r) => {
+      process.stdout.write(JSON.stringify(r) + '\n');
+      process.exit(0);
+    });
+} else {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
