@@ -19,7 +19,11 @@ fn replay(target: &str, check: fn(&[u8])) -> usize {
     for path in &files {
         let data = std::fs::read(path).unwrap_or_default();
         let outcome = std::panic::catch_unwind(|| check(&data));
-        assert!(outcome.is_ok(), "{target}: {} fails its check", path.display());
+        assert!(
+            outcome.is_ok(),
+            "{target}: {} fails its check",
+            path.display()
+        );
     }
     files.len()
 }

@@ -340,6 +340,8 @@
     });
     mcpReady = loading;
     return loading;
+  }
+
   // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
   // regex syntax shares written inline. Everything else is checked in Rust.
   function redactionOptions(redaction) {
@@ -351,7 +353,6 @@
     });
     return { secrets: redaction.secrets, patterns };
   }
-
 
   function budgetOption(value) {
     if (value === undefined || value === null) return undefined;

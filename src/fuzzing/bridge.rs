@@ -41,7 +41,11 @@ fn check_host_json(text: &str, value: &Value) {
     let run = run_cell(cell, text);
     let ok = run.finished.as_ref().is_some_and(|(ok, _)| *ok);
     assert!(ok, "the cell failed: {:?}", run.finished);
-    assert_eq!(run.calls.first().map(String::as_str), Some("null"), "first tool input");
+    assert_eq!(
+        run.calls.first().map(String::as_str),
+        Some("null"),
+        "first tool input"
+    );
     for (channel, got) in [
         ("tool input", run.calls.get(1)),
         ("json() output", run.json_outputs.first()),
@@ -50,7 +54,10 @@ fn check_host_json(text: &str, value: &Value) {
         let got = got.unwrap_or_else(|| panic!("no {channel}"));
         let parsed: Value = serde_json::from_str(got)
             .unwrap_or_else(|e| panic!("{channel} is not JSON ({e}): {got:?}"));
-        assert!(same_json(&parsed, value), "{channel} changed {value} into {parsed}");
+        assert!(
+            same_json(&parsed, value),
+            "{channel} changed {value} into {parsed}"
+        );
     }
 }
 
@@ -79,7 +86,9 @@ fn check_guest_value(expr: &str, expected: &Expect) {
         "const v = {expr};\njson(v);\ntext(v);\nawait echo(v);\nconsole.log(v, [v]);\nreturn [v];"
     );
     let run = run_cell(&cell, "null");
-    let finished = run.finished.unwrap_or_else(|| panic!("no result for {cell}"));
+    let finished = run
+        .finished
+        .unwrap_or_else(|| panic!("no result for {cell}"));
     assert!(finished.0, "the cell failed for {cell}: {}", finished.1);
     let single = [
         ("json() output", run.json_outputs.first()),
@@ -90,16 +99,26 @@ fn check_guest_value(expr: &str, expected: &Expect) {
         let parsed: Value = serde_json::from_str(got)
             .unwrap_or_else(|e| panic!("{channel} is not JSON ({e}) for {cell}: {got:?}"));
         match expected.in_array() {
-            Some(want) => assert!(same_json(&parsed, &want), "{channel} of {expr}: {parsed}, want {want}"),
+            Some(want) => assert!(
+                same_json(&parsed, &want),
+                "{channel} of {expr}: {parsed}, want {want}"
+            ),
             None => assert_unserializable(&parsed, channel, expr),
         }
     }
-    let parsed: Value = serde_json::from_str(&finished.1)
-        .unwrap_or_else(|e| panic!("return value is not JSON ({e}) for {cell}: {:?}", finished.1));
+    let parsed: Value = serde_json::from_str(&finished.1).unwrap_or_else(|e| {
+        panic!(
+            "return value is not JSON ({e}) for {cell}: {:?}",
+            finished.1
+        )
+    });
     match expected.in_array() {
         Some(want) => {
             let want = Value::Array(vec![want]);
-            assert!(same_json(&parsed, &want), "return of {expr}: {parsed}, want {want}");
+            assert!(
+                same_json(&parsed, &want),
+                "return of {expr}: {parsed}, want {want}"
+            );
         }
         None => assert_unserializable(&parsed, "return value", expr),
     }
@@ -108,7 +127,10 @@ fn check_guest_value(expr: &str, expected: &Expect) {
 
 fn assert_unserializable(parsed: &Value, channel: &str, expr: &str) {
     let text = parsed.as_str().unwrap_or_default();
-    assert!(text.starts_with(UNSERIALIZABLE), "{channel} of {expr} should be the fallback string: {parsed}");
+    assert!(
+        text.starts_with(UNSERIALIZABLE),
+        "{channel} of {expr} should be the fallback string: {parsed}"
+    );
 }
 
 /// JSON equality as JavaScript sees it: numbers as f64 (to the last bits serde_json's
@@ -116,21 +138,37 @@ fn assert_unserializable(parsed: &Value, channel: &str, expr: &str) {
 fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             x == y || (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs())
         }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
         }
         _ => a == b,
     }
 }
 
 const KEYS: [&str; 12] = [
-    "a", "b", "1", "0", "__proto__", "constructor", "valueOf", "", "é", "a b", "\u{2028}", "\"",
+    "a",
+    "b",
+    "1",
+    "0",
+    "__proto__",
+    "constructor",
+    "valueOf",
+    "",
+    "é",
+    "a b",
+    "\u{2028}",
+    "\"",
 ];
 const STRINGS: [(&str, &str); 12] = [
     ("a", "a"),
@@ -173,21 +211,37 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
             (js, Expect::Json(Value::String(text)))
         }
         7 => {
-            let kind = b.pick(&["() => 1", "function f() {}", "async () => {}", "class {}", "Symbol('s')", "Symbol.iterator"]);
+            let kind = b.pick(&[
+                "() => 1",
+                "function f() {}",
+                "async () => {}",
+                "class {}",
+                "Symbol('s')",
+                "Symbol.iterator",
+            ]);
             (format!("({kind})"), Expect::Absent)
         }
         8 => match b.u8() % 4 {
-            0 => ("new Date(0)".into(), Expect::Json(json!("1970-01-01T00:00:00.000Z"))),
+            0 => (
+                "new Date(0)".into(),
+                Expect::Json(json!("1970-01-01T00:00:00.000Z")),
+            ),
             1 => ("new Date(NaN)".into(), Expect::Json(Value::Null)),
             2 => ("new Map([[1, 2]])".into(), Expect::Json(json!({}))),
             _ => ("new Set([1])".into(), Expect::Json(json!({}))),
         },
         9 => match b.u8() % 5 {
-            0 => ("echo".into(), Expect::Json(serde_json::from_str(META).unwrap_or_default())),
+            0 => (
+                "echo".into(),
+                Expect::Json(serde_json::from_str(META).unwrap_or_default()),
+            ),
             1 => ("Promise.resolve(1)".into(), Expect::Json(json!(UNAWAITED))),
             2 => ("new Number(5)".into(), Expect::Json(json!(5))),
             3 => ("new String('s')".into(), Expect::Json(json!("s"))),
-            _ => ("new Uint8Array([1, 2])".into(), Expect::Json(json!({"0": 1, "1": 2}))),
+            _ => (
+                "new Uint8Array([1, 2])".into(),
+                Expect::Json(json!({"0": 1, "1": 2})),
+            ),
         },
         10 | 11 | 12 => {
             let mut items = Vec::new();
@@ -195,20 +249,33 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
             for _ in 0..b.below(4) {
                 if b.u8() % 8 == 0 {
                     items.push(String::new()); // a hole
-                    want = want.map(|mut w| { w.push(Value::Null); w });
+                    want = want.map(|mut w| {
+                        w.push(Value::Null);
+                        w
+                    });
                     continue;
                 }
                 let (js, e) = guest_value(b, depth + 1);
                 items.push(js);
                 want = match (want, e.in_array()) {
-                    (Some(mut w), Some(v)) => { w.push(v); Some(w) }
+                    (Some(mut w), Some(v)) => {
+                        w.push(v);
+                        Some(w)
+                    }
                     _ => None,
                 };
             }
             // A trailing hole needs its own comma to count.
-            let trailing = if items.last().is_some_and(String::is_empty) { "," } else { "" };
+            let trailing = if items.last().is_some_and(String::is_empty) {
+                ","
+            } else {
+                ""
+            };
             let js = format!("[{}{trailing}]", items.join(", "));
-            (js, want.map_or(Expect::Fails, |w| Expect::Json(Value::Array(w))))
+            (
+                js,
+                want.map_or(Expect::Fails, |w| Expect::Json(Value::Array(w))),
+            )
         }
         13 | 14 | 15 => {
             let mut fields = Vec::new();
@@ -225,8 +292,12 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
                     format!("[{quoted}]: {js}")
                 });
                 match (e, want.as_mut()) {
-                    (Expect::Json(v), Some(w)) => { w.insert(key.into(), v); }
-                    (Expect::Absent, Some(w)) => { w.remove(key); }
+                    (Expect::Json(v), Some(w)) => {
+                        w.insert(key.into(), v);
+                    }
+                    (Expect::Absent, Some(w)) => {
+                        w.remove(key);
+                    }
                     (Expect::Fails, _) => fails = true,
                     _ => {}
                 }
@@ -252,14 +323,33 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
             }
         }
         18 => {
-            let (name, ctor) = b.pick(&[("Error", "Error"), ("TypeError", "TypeError"), ("RangeError", "RangeError")]);
+            let (name, ctor) = b.pick(&[
+                ("Error", "Error"),
+                ("TypeError", "TypeError"),
+                ("RangeError", "RangeError"),
+            ]);
             let (js, text) = b.pick(&STRINGS);
-            (format!("new {ctor}(\"{js}\")"), Expect::Json(json!({"name": name, "message": text})))
+            (
+                format!("new {ctor}(\"{js}\")"),
+                Expect::Json(json!({"name": name, "message": text})),
+            )
         }
-        19 => ("(() => { const o = { a: 1 }; o.self = o; return o; })()".into(), Expect::Fails),
-        20 => ("({ get a() { throw new Error('no'); } })".into(), Expect::Fails),
-        21 => ("Object.defineProperty({}, 'hidden', { value: 1 })".into(), Expect::Json(json!({}))),
-        22 => ("({ [Symbol('k')]: 1, b: undefined })".into(), Expect::Json(json!({}))),
+        19 => (
+            "(() => { const o = { a: 1 }; o.self = o; return o; })()".into(),
+            Expect::Fails,
+        ),
+        20 => (
+            "({ get a() { throw new Error('no'); } })".into(),
+            Expect::Fails,
+        ),
+        21 => (
+            "Object.defineProperty({}, 'hidden', { value: 1 })".into(),
+            Expect::Json(json!({})),
+        ),
+        22 => (
+            "({ [Symbol('k')]: 1, b: undefined })".into(),
+            Expect::Json(json!({})),
+        ),
         _ => ("new Array(2)".into(), Expect::Json(json!([null, null]))),
     }
 }
@@ -345,6 +435,9 @@ impl Bridge for Recorder {
     fn api_read(&self, _path: &str) -> Result<String, String> {
         Err("no files".into())
     }
+    fn mcp_api(&self, _: &str, _: Option<&str>, _: bool) -> Result<String, String> {
+        Err("no MCP servers".into())
+    }
 }
 
 /// Runs `cell` in a fresh VM whose only tool `echo` answers its first call with
@@ -358,7 +451,12 @@ fn run_cell(cell: &str, first_reply: &str) -> Run {
         memory_bytes: 64 << 20,
         max_stack_bytes: 512 << 10,
     };
-    let bound = vm.bind(limits, control.clone(), recorder.clone(), r#"{"tools":["echo"]}"#);
+    let bound = vm.bind(
+        limits,
+        control.clone(),
+        recorder.clone(),
+        r#"{"tools":["echo"]}"#,
+    );
     assert!(bound.is_ok(), "bind failed");
     let started = vm.start(cell, USER_FILE_JS);
     if let Err(error) = started {
@@ -379,7 +477,10 @@ fn run_cell(cell: &str, first_reply: &str) -> Run {
                 first_reply.to_owned()
             } else {
                 let run = recorder.run.lock();
-                run.calls.get(id as usize - 1).cloned().unwrap_or_else(|| "null".into())
+                run.calls
+                    .get(id as usize - 1)
+                    .cloned()
+                    .unwrap_or_else(|| "null".into())
             };
             answered += 1;
             vm.settle(id, true, &reply);

@@ -41,7 +41,11 @@ fn check_exec_input(shape: u8, source: &str) {
             3 => Field::Invalid,
             n => Field::Value(LANGUAGES[usize::from(n - 3) % LANGUAGES.len()].to_owned()),
         },
-        restart_safe: if shape >> 7 == 1 { Field::Invalid } else { Field::Value(true) },
+        restart_safe: if shape >> 7 == 1 {
+            Field::Invalid
+        } else {
+            Field::Value(true)
+        },
         not_an_object: false,
     };
     match validate_exec_input(&raw, &Limits::default()) {
@@ -49,20 +53,29 @@ fn check_exec_input(shape: u8, source: &str) {
             assert!(!request.code.trim().is_empty(), "a blank cell was accepted");
             let given = [&raw.code, &raw.command];
             assert!(
-                given.iter().any(|f| **f == Field::Value(request.code.clone())),
+                given
+                    .iter()
+                    .any(|f| **f == Field::Value(request.code.clone())),
                 "the accepted code is neither alias"
             );
             assert!(request.restart_safe && raw.restart_safe != Field::Invalid);
         }
         Err(error) => {
-            assert_eq!(error.code, ErrorCode::InvalidInput, "exec input: wrong code");
+            assert_eq!(
+                error.code,
+                ErrorCode::InvalidInput,
+                "exec input: wrong code"
+            );
             let known = [
                 messages::CODE_MISSING,
                 messages::CODE_MISMATCH,
                 messages::LANGUAGE_INVALID,
                 messages::RESTART_SAFE_INVALID,
             ];
-            let disabled = [messages::language_disabled("javascript"), messages::language_disabled("typescript")];
+            let disabled = [
+                messages::language_disabled("javascript"),
+                messages::language_disabled("typescript"),
+            ];
             assert!(
                 known.contains(&error.message.as_str()) || disabled.contains(&error.message),
                 "unknown message: {}",
@@ -88,7 +101,11 @@ fn check_shell(source: &str) {
 
 fn check_prepare(source: &str, language: Language) {
     let result = program::prepare(source, language);
-    assert_eq!(result, program::prepare(source, language), "prepare is not deterministic");
+    assert_eq!(
+        result,
+        program::prepare(source, language),
+        "prepare is not deterministic"
+    );
     match &result {
         Ok(prepared) => {
             if language == Language::JavaScript {
@@ -98,16 +115,31 @@ fn check_prepare(source: &str, language: Language) {
             }
             check_appended_require(source, language);
         }
-        Err(SourceError::Syntax { line, column, message }) => {
+        Err(SourceError::Syntax {
+            line,
+            column,
+            message,
+        }) => {
             check_location(source, *line, *column);
-            let sentence = result.as_ref().err().map(|e| e.message(language)).unwrap_or_default();
+            let sentence = result
+                .as_ref()
+                .err()
+                .map(|e| e.message(language))
+                .unwrap_or_default();
             assert!(sentence.chars().count() < 500, "syntax error of 500+ chars");
             assert!(!sentence.contains('\n'), "multi-line syntax error");
-            assert!(sentence.ends_with(SENTENCE_TAIL), "syntax sentence shape: {sentence}");
+            assert!(
+                sentence.ends_with(SENTENCE_TAIL),
+                "syntax sentence shape: {sentence}"
+            );
             assert!(!message.is_empty(), "empty syntax message");
         }
         Err(SourceError::Transform(text)) => {
-            assert_eq!(language, Language::TypeScript, "JavaScript went through the transform");
+            assert_eq!(
+                language,
+                Language::TypeScript,
+                "JavaScript went through the transform"
+            );
             assert!(text.len() <= 400, "transform message unbounded");
         }
         Err(SourceError::ModuleAccess) => {}
@@ -120,7 +152,10 @@ fn check_prepare(source: &str, language: Language) {
 
 /// TypeScript output runs as a JavaScript cell: it parses and reaches no module loader.
 fn check_transform_output(source: &str, js: &str) {
-    assert!(program::parses(js, Language::JavaScript), "transform output does not parse: {source:?} -> {js:?}");
+    assert!(
+        program::parses(js, Language::JavaScript),
+        "transform output does not parse: {source:?} -> {js:?}"
+    );
     assert_ne!(
         program::prepare(js, Language::JavaScript),
         Err(SourceError::ModuleAccess),
@@ -132,7 +167,10 @@ fn check_transform_output(source: &str, js: &str) {
             for column in [1, 2, text.len() as u32 / 2 + 1, text.len() as u32 + 1] {
                 if let Some((l, c)) = map.original(line, column) {
                     assert!(l >= 1 && c >= 1, "mapped position below 1");
-                    assert!(l as usize <= lines(source).len(), "mapped line {l} past the source");
+                    assert!(
+                        l as usize <= lines(source).len(),
+                        "mapped line {l} past the source"
+                    );
                 }
             }
         }
@@ -165,7 +203,10 @@ fn check_location(source: &str, line: u32, column: u32) {
         .get(line as usize - 1)
         .unwrap_or_else(|| panic!("line {line} past the {} lines of the source", lines.len()));
     let width = text.encode_utf16().count() as u32;
-    assert!(column <= width + 1, "column {column} past line {line} of width {width}");
+    assert!(
+        column <= width + 1,
+        "column {column} past line {line} of width {width}"
+    );
 }
 
 /// Lines split at `\n`, `\r\n`, `\r`, U+2028 and U+2029 (an empty source has one line).

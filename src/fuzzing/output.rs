@@ -38,24 +38,38 @@ pub fn check_output_budget(data: &[u8]) {
             let entry = entry(&mut b, max);
             pushed.push(entry.clone().into_value());
             book.output.push(entry);
-            assert!(book.output.stored_bytes() <= max, "stored output passed the budget");
+            assert!(
+                book.output.stored_bytes() <= max,
+                "stored output passed the budget"
+            );
         }
         let before = book.output.remaining();
         let result = waiting_result(&mut book, "run", "yield", &RunMetrics::default(), json!({}));
         let out = result.get("output").cloned().unwrap_or(Value::Null);
         let cost = array_cost(&out);
-        assert!(cost <= before / 2, "partial output {cost} over half of {before}");
+        assert!(
+            cost <= before / 2,
+            "partial output {cost} over half of {before}"
+        );
         check_delivered_output(&out, &pushed);
         if cost > 0 {
             pushed.clear();
         }
         delivered += cost;
-        assert_eq!(book.output.remaining(), max - delivered, "remaining drifted");
+        assert_eq!(
+            book.output.remaining(),
+            max - delivered,
+            "remaining drifted"
+        );
     }
     let remaining = book.output.remaining();
     let outcome = if b.bool() {
         let value = json_value(&mut b, max, 0);
-        let text = if b.u8() % 16 == 0 { "not json".to_owned() } else { value.to_string() };
+        let text = if b.u8() % 16 == 0 {
+            "not json".to_owned()
+        } else {
+            value.to_string()
+        };
         let expected = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
         let result = final_result(&mut book, Ok(text), &RunMetrics::default(), json!({}));
         (result, Some(expected), None)
@@ -70,7 +84,10 @@ pub fn check_output_budget(data: &[u8]) {
     let out = result.get("output").cloned().unwrap_or(Value::Null);
     let out_cost = array_cost(&out);
     if result["code"] == "output_limit_exceeded" {
-        assert!(remaining < ALWAYS_PROJECTS, "overflow with {remaining} bytes left");
+        assert!(
+            remaining < ALWAYS_PROJECTS,
+            "overflow with {remaining} bytes left"
+        );
         assert!(out.is_null(), "an overflow still carries output");
         return;
     }
@@ -88,11 +105,19 @@ pub fn check_output_budget(data: &[u8]) {
         }
         (None, Some(message)) => {
             assert_eq!(status, "failed", "a failure did not stay failed: {result}");
-            assert_eq!(result["code"], "internal_error", "the failure lost its code");
+            assert_eq!(
+                result["code"], "internal_error",
+                "the failure lost its code"
+            );
             let got = result["error"].as_str().unwrap_or_default();
             if got != message {
-                let lead = got.strip_suffix(ERROR_SUFFIX).unwrap_or_else(|| panic!("cut error lacks the suffix: {got:?}"));
-                assert!(message.starts_with(lead), "cut error is not a prefix: {got:?}");
+                let lead = got
+                    .strip_suffix(ERROR_SUFFIX)
+                    .unwrap_or_else(|| panic!("cut error lacks the suffix: {got:?}"));
+                assert!(
+                    message.starts_with(lead),
+                    "cut error is not a prefix: {got:?}"
+                );
             }
             json_len(&Value::String(got.to_owned()))
         }
@@ -126,14 +151,22 @@ fn check_primitives(b: &mut Bytes<'_>) {
                 omitted_bytes: original.len(),
                 prefix: String::new(),
             };
-            assert!(empty.json_len() > budget, "no marker though an empty one fits");
+            assert!(
+                empty.json_len() > budget,
+                "no marker though an empty one fits"
+            );
         }
     }
     match truncate_error(&original, budget) {
         Some(e) => {
-            assert!(json_len(&Value::String(e.clone())) <= budget, "error over its budget");
+            assert!(
+                json_len(&Value::String(e.clone())) <= budget,
+                "error over its budget"
+            );
             if e != original {
-                let lead = e.strip_suffix(ERROR_SUFFIX).unwrap_or_else(|| panic!("no suffix: {e:?}"));
+                let lead = e
+                    .strip_suffix(ERROR_SUFFIX)
+                    .unwrap_or_else(|| panic!("no suffix: {e:?}"));
                 assert!(original.starts_with(lead), "cut error is not a prefix");
             }
         }
@@ -162,16 +195,36 @@ fn check_delivered_output(out: &Value, pushed: &[Value]) {
 }
 
 fn check_marker(m: &TruncationMarker, original: &str) {
-    assert!(original.starts_with(&m.prefix), "marker prefix is not a prefix of the original");
-    assert_eq!(m.omitted_bytes + m.prefix.len(), original.len(), "omittedBytes is wrong");
-    assert!(!m.prefix.contains('\u{FFFD}'), "marker prefix contains U+FFFD");
-    assert_eq!(m.to_json_string().len(), m.json_len(), "marker length is wrong");
-    assert_eq!(serde_json::to_string(&m.to_value()).unwrap_or_default(), m.to_json_string());
+    assert!(
+        original.starts_with(&m.prefix),
+        "marker prefix is not a prefix of the original"
+    );
+    assert_eq!(
+        m.omitted_bytes + m.prefix.len(),
+        original.len(),
+        "omittedBytes is wrong"
+    );
+    assert!(
+        !m.prefix.contains('\u{FFFD}'),
+        "marker prefix contains U+FFFD"
+    );
+    assert_eq!(
+        m.to_json_string().len(),
+        m.json_len(),
+        "marker length is wrong"
+    );
+    assert_eq!(
+        serde_json::to_string(&m.to_value()).unwrap_or_default(),
+        m.to_json_string()
+    );
 }
 
 fn marker_of(v: &Value) -> Option<TruncationMarker> {
     let m = v.as_object()?;
-    if m.len() != 4 || m.get("truncated") != Some(&json!(true)) || m.get("guidance") != Some(&json!(GUIDANCE)) {
+    if m.len() != 4
+        || m.get("truncated") != Some(&json!(true))
+        || m.get("guidance") != Some(&json!(GUIDANCE))
+    {
         return None;
     }
     Some(TruncationMarker {
@@ -207,7 +260,11 @@ fn json_value(b: &mut Bytes<'_>, max: usize, depth: usize) -> Value {
         2 => json!(f64::from(b.u32()) / 7.0),
         3 => json!(b.u64()),
         4 | 5 => b.string(max / 2 + 8, &ALPHABET).into(),
-        6 => Value::Array((0..b.below(5)).map(|_| json_value(b, max, depth + 1)).collect()),
+        6 => Value::Array(
+            (0..b.below(5))
+                .map(|_| json_value(b, max, depth + 1))
+                .collect(),
+        ),
         _ => Value::Object(
             (0..b.below(5))
                 .map(|_| (b.string(4, &ALPHABET), json_value(b, max, depth + 1)))

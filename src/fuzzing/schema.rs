@@ -8,20 +8,52 @@ use serde_json::{json, Map, Value};
 use super::bytes::Bytes;
 use super::ts_check::{assert_parses, assert_type_text};
 use crate::catalog::{
-    describe_json, input_hint, metadata_json, output_hint, quick_index, tool_dts, Catalog,
-    Source, ToolSpec,
+    describe_json, input_hint, metadata_json, output_hint, quick_index, tool_dts, Catalog, Source,
+    ToolSpec,
 };
 
 const NAMES: [&str; 24] = [
-    "a", "b", "id", "a-b", "*/", "\n", "\u{2028}", "é", "\"", "1", "$x", "__proto__", "",
-    "constructor", "x y", "limit", "{", "<", "\\", "...", "; ... }", "`", "/*", "type",
+    "a",
+    "b",
+    "id",
+    "a-b",
+    "*/",
+    "\n",
+    "\u{2028}",
+    "é",
+    "\"",
+    "1",
+    "$x",
+    "__proto__",
+    "",
+    "constructor",
+    "x y",
+    "limit",
+    "{",
+    "<",
+    "\\",
+    "...",
+    "; ... }",
+    "`",
+    "/*",
+    "type",
 ];
 const TEXT: [&str; 12] = [
     "a", " ", "*/", "\n", "\r", "\u{2028}", "é", "\"", "/*", "@param", "x", "😀",
 ];
 const TOOL_NAMES: [&str; 12] = [
-    "read", "delete", "class", "1password", "llm-task", "wait", "exec", "a b", "é",
-    "Array", "catalog", "tool_",
+    "read",
+    "delete",
+    "class",
+    "1password",
+    "llm-task",
+    "wait",
+    "exec",
+    "a b",
+    "é",
+    "Array",
+    "catalog",
+    "tool_",
 ];
 const KINDS: [&str; 10] = [
     "string", "number", "integer", "boolean", "null", "object", "array", "any", "", "String",
@@ -45,7 +77,11 @@ pub fn check_schema_render(data: &[u8]) {
         label: b.bool().then(|| b.string(10, &TEXT)),
         parameters: Some(parameters),
         output_schema: Some(output),
-        source: if b.bool() { Source::Client } else { Source::Openclaw },
+        source: if b.bool() {
+            Source::Client
+        } else {
+            Source::Openclaw
+        },
         ..ToolSpec::default()
     };
     if b.bool() {
@@ -68,28 +104,48 @@ pub fn check_schema_render(data: &[u8]) {
         let _ = serde_json::to_string(&describe_json(entry));
         let _ = serde_json::to_string(&metadata_json(entry));
     }
-    check_index(&quick_index(&catalog, index_chars), index_chars, catalog.len());
+    check_index(
+        &quick_index(&catalog, index_chars),
+        index_chars,
+        catalog.len(),
+    );
 }
 
 fn check_hints(parameters: &Value, output: &Value) {
     let hint = input_hint(Some(parameters));
     assert!(!hint.is_empty(), "empty input hint");
-    assert!(hint.chars().count() <= 300, "input hint over 300 chars: {hint}");
-    assert_eq!(hint, input_hint(Some(parameters)), "input hint not deterministic");
+    assert!(
+        hint.chars().count() <= 300,
+        "input hint over 300 chars: {hint}"
+    );
+    assert_eq!(
+        hint,
+        input_hint(Some(parameters)),
+        "input hint not deterministic"
+    );
     assert_type_text(&hint, true, "input hint");
     if let Some(out) = output_hint(Some(output)) {
-        assert!(out.chars().count() <= 850, "output hint over 850 chars: {out}");
+        assert!(
+            out.chars().count() <= 850,
+            "output hint over 850 chars: {out}"
+        );
         assert!(out != "unknown" && out != "never", "shapeless output hint");
         assert_type_text(&out, false, "output hint");
     }
 }
 
 fn check_dts(text: &str, callable: &str) {
-    assert!(text.starts_with("/**\n"), "d.ts without its doc comment: {text:?}");
+    assert!(
+        text.starts_with("/**\n"),
+        "d.ts without its doc comment: {text:?}"
+    );
     let end = text.find("*/").unwrap_or(0);
     let after = &text[end..];
     let head = format!("*/\ndeclare function {callable}(input");
-    assert!(after.starts_with(&head), "d.ts comment ends early: {text:?}");
+    assert!(
+        after.starts_with(&head),
+        "d.ts comment ends early: {text:?}"
+    );
     let declaration = &after[3..];
     assert!(
         declaration.ends_with(";\n") && declaration.matches('\n').count() == 1,
@@ -99,7 +155,10 @@ fn check_dts(text: &str, callable: &str) {
 }
 
 fn check_index(index: &str, max_chars: usize, tools: usize) {
-    assert!(index.chars().count() <= max_chars, "quick index over its budget");
+    assert!(
+        index.chars().count() <= max_chars,
+        "quick index over its budget"
+    );
     if tools == 0 {
         assert!(index.is_empty(), "an empty catalog has an index");
     }
@@ -148,26 +207,62 @@ fn keyword(b: &mut Bytes<'_>, m: &mut Map<String, Value>, depth: usize) {
             ("properties", Value::Object(props))
         }
         4 => {
-            let names: Vec<Value> = (0..b.below(4)).map(|_| b.string(3, &NAMES).into()).collect();
+            let names: Vec<Value> = (0..b.below(4))
+                .map(|_| b.string(3, &NAMES).into())
+                .collect();
             ("required", Value::Array(names))
         }
-        5 => ("additionalProperties", if b.bool() { Value::Bool(b.bool()) } else { schema(b, depth + 1) }),
-        6 => ("items", if b.u8() % 8 == 0 { json!([schema(b, depth + 1)]) } else { schema(b, depth + 1) }),
-        7 => ("enum", Value::Array((0..b.below(6)).map(|_| scalar(b)).collect())),
+        5 => (
+            "additionalProperties",
+            if b.bool() {
+                Value::Bool(b.bool())
+            } else {
+                schema(b, depth + 1)
+            },
+        ),
+        6 => (
+            "items",
+            if b.u8() % 8 == 0 {
+                json!([schema(b, depth + 1)])
+            } else {
+                schema(b, depth + 1)
+            },
+        ),
+        7 => (
+            "enum",
+            Value::Array((0..b.below(6)).map(|_| scalar(b)).collect()),
+        ),
         8 => ("const", scalar(b)),
         9 | 10 => {
             let key = b.pick(&["anyOf", "oneOf", "allOf"]);
-            (key, Value::Array((0..b.below(6)).map(|_| schema(b, depth + 1)).collect()))
+            (
+                key,
+                Value::Array((0..b.below(6)).map(|_| schema(b, depth + 1)).collect()),
+            )
         }
         11 => ("nullable", Value::Bool(b.bool())),
         12 => {
             let key = b.pick(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
-            (key, if b.u8() % 4 == 0 { Value::Bool(b.bool()) } else { number(b) })
+            (
+                key,
+                if b.u8() % 4 == 0 {
+                    Value::Bool(b.bool())
+                } else {
+                    number(b)
+                },
+            )
         }
         13 => ("$ref", json!("#/$defs/x")),
         14 => ("description", b.string(20, &TEXT).into()),
         15 => {
-            let key = b.pick(&["patternProperties", "not", "if", "then", "else", "prefixItems"]);
+            let key = b.pick(&[
+                "patternProperties",
+                "not",
+                "if",
+                "then",
+                "else",
+                "prefixItems",
+            ]);
             (key, schema(b, depth + 1))
         }
         _ => {

@@ -8,8 +8,30 @@ use super::bytes::Bytes;
 use crate::catalog::{Catalog, Source, ToolSpec};
 
 const WORDS: [&str; 24] = [
-    "send", "email", "Email", "read", "file", "files", "the", "a", "_", "-", " ", "  ",
-    "sendEmail", "send_email", "READ", "é", "İ", "ß", "1", "delete", "class", "$", "\t", "?",
+    "send",
+    "email",
+    "Email",
+    "read",
+    "file",
+    "files",
+    "the",
+    "a",
+    "_",
+    "-",
+    " ",
+    "  ",
+    "sendEmail",
+    "send_email",
+    "READ",
+    "é",
+    "İ",
+    "ß",
+    "1",
+    "delete",
+    "class",
+    "$",
+    "\t",
+    "?",
 ];
 
 pub fn check_search(data: &[u8]) {
@@ -25,7 +47,11 @@ pub fn check_search(data: &[u8]) {
         let query = if b.bool() && !catalog.is_empty() {
             // An exact name, maybe in another case.
             let entry = &catalog.entries()[b.below(catalog.len())];
-            let name = if b.bool() { entry.tool_name() } else { entry.callable_name() };
+            let name = if b.bool() {
+                entry.tool_name()
+            } else {
+                entry.callable_name()
+            };
             match b.u8() % 3 {
                 0 => name.to_uppercase(),
                 1 => name.to_lowercase(),
@@ -41,13 +67,21 @@ pub fn check_search(data: &[u8]) {
 
 fn check_query(catalog: &Catalog, query: &str, limit: usize) {
     let found = catalog.search(query, limit);
-    assert!(found.len() <= limit, "{} results over limit {limit}", found.len());
+    assert!(
+        found.len() <= limit,
+        "{} results over limit {limit}",
+        found.len()
+    );
     let mut seen = std::collections::HashSet::new();
     for &i in &found {
         assert!(i < catalog.len(), "result {i} is not in the catalog");
         assert!(seen.insert(i), "result {i} repeated");
     }
-    assert_eq!(found, catalog.search(query, limit), "search is not deterministic");
+    assert_eq!(
+        found,
+        catalog.search(query, limit),
+        "search is not deterministic"
+    );
     if limit == 0 {
         return;
     }
@@ -66,7 +100,10 @@ fn check_query(catalog: &Catalog, query: &str, limit: usize) {
         return;
     }
     let longer = catalog.search(query, limit + 5);
-    assert!(longer.starts_with(&found), "limit {limit} is not a prefix of a longer search");
+    assert!(
+        longer.starts_with(&found),
+        "limit {limit} is not a prefix of a longer search"
+    );
 }
 
 fn spec(b: &mut Bytes<'_>) -> ToolSpec {
@@ -74,7 +111,11 @@ fn spec(b: &mut Bytes<'_>) -> ToolSpec {
         name: b.string(4, &WORDS),
         description: b.string(12, &WORDS),
         label: b.bool().then(|| b.string(3, &WORDS)),
-        source: if b.bool() { Source::Client } else { Source::Openclaw },
+        source: if b.bool() {
+            Source::Client
+        } else {
+            Source::Openclaw
+        },
         direct_only: b.u8() % 8 == 0,
         ..ToolSpec::default()
     };

@@ -47,7 +47,10 @@ fn strip(text: &str, ellipsis: bool, what: &str) -> String {
                 while i < bytes.len() && bytes[i] != b'"' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                assert!(i < bytes.len(), "{what} has an unterminated string: {text:?}");
+                assert!(
+                    i < bytes.len(),
+                    "{what} has an unterminated string: {text:?}"
+                );
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 let end = text[i + 2..].find("*/");

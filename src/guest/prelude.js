@@ -242,7 +242,7 @@
   }
 
   function installTools(config) {
-    installSurfaces(config.surfaces, config.mcp);
+    if (config.surfaces !== undefined) installSurfaces(config.surfaces, config.mcp === undefined ? null : config.mcp);
     const names = config.tools;
     const built = new Map();
     function handleFor(name) {

@@ -1,0 +1,204 @@
+// The MCP namespace and host surfaces against a real MCP server from the SDK (in memory),
+// plugin namespaces, nodes, skills and Swarm hosts, all driven from guest code.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { z } from "zod";
+import { createRequire } from "node:module";
+
+const { CodeModeSession } = createRequire(import.meta.url)("../index.js");
+
+async function docsServer() {
+  const server = new McpServer({ name: "docs", version: "1.0.0" });
+  server.registerTool("read_file", { description: "Read a file */ safely", inputSchema: { path: z.string().describe("File path"), encoding: z.enum(["utf8", "base64"]).default("utf8") } },
+    async ({ path, encoding }) => ({ content: [{ type: "text", text: `${path}:${encoding}`, annotations: { audience: ["user"] }, _meta: { block: 1 } }], _meta: { secret: "top" } }));
+  for (const name of ["delete", "enum", "prototype"]) {
+    server.registerTool(name, { description: name, inputSchema: {} }, async () => ({ content: [{ type: "text", text: name }] }));
+  }
+  server.registerTool("fail", { description: "Always fails", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "nope" }], isError: true }));
+  server.registerTool("stats", { description: "Structured", inputSchema: { n: z.number().int() }, outputSchema: { doubled: z.number() } },
+    async ({ n }) => ({ content: [{ type: "text", text: String(n * 2) }], structuredContent: { doubled: n * 2 } }));
+  server.registerResource("memo", "memo://one", { description: "A memo" }, async (uri) => ({ contents: [{ uri: uri.href, text: "remember" }] }));
+  server.registerPrompt("brief", { description: "Brief", argsSchema: { topic: z.string() } }, ({ topic }) => ({ messages: [{ role: "user", content: { type: "text", text: `Brief on ${topic}` } }] }));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(b);
+  return client;
+}
+
+async function session(extra = {}) {
+  return new CodeModeSession({ sessionId: "mcp-" + Math.random(), mcpServers: [{ name: "docs", client: await docsServer() }], ...extra });
+}
+
+async function run(s, code) {
+  const r = await s.exec({ code });
+  assert.equal(r.status, "completed", JSON.stringify(r));
+  return r.value;
+}
+
+test("MCP tools are called with defaults and project content, annotations and block _meta", async () => {
+  const s = await session();
+  const v = await run(s, `return await MCP.docs.readFile({ path: "a.txt" });`);
+  assert.deepEqual(v, { content: [{ type: "text", text: "a.txt:utf8", annotations: { audience: ["user"] }, _meta: { block: 1 } }], isError: false });
+  await s.close();
+});
+
+test("names that need normalization get safe identifiers", async () => {
+  const s = await session();
+  const v = await run(s, `return [await MCP.docs.delete2(), await MCP.docs.enum2(), await MCP.docs.prototype2()].map((r) => r.content[0].text);`);
+  assert.deepEqual(v, ["delete", "enum", "prototype"]);
+  await s.close();
+});
+
+test("missing required arguments and non-object arguments are catchable errors", async () => {
+  const s = await session();
+  const v = await run(s, `const out = [];
+    try { await MCP.docs.readFile({}); } catch (e) { out.push(e.message); }
+    try { await MCP.docs.readFile("a"); } catch (e) { out.push(e.message); }
+    return out;`);
+  assert.deepEqual(v, ["Missing required MCP namespace argument(s): path", "MCP namespace tools accept one object argument."]);
+  await s.close();
+});
+
+test("isError resolves and structuredContent is kept", async () => {
+  const s = await session();
+  const v = await run(s, `return [await MCP.docs.fail(), await MCP.docs.stats({ n: 4 })];`);
+  assert.equal(v[0].isError, true);
+  assert.deepEqual(v[1].structuredContent, { doubled: 8 });
+  await s.close();
+});
+
+test("resources and prompts return the native MCP shapes", async () => {
+  const s = await session();
+  const v = await run(s, `const list = await MCP.docs.resources.list();
+    const read = await MCP.docs.resources.read({ uri: "memo://one" });
+    const prompt = await MCP.docs.prompts.get({ name: "brief", arguments: { topic: "release" } });
+    return { uris: list.resources.map((r) => r.uri), text: read.contents[0].text, msg: prompt.messages[0].content.text };`);
+  assert.deepEqual(v, { uris: ["memo://one"], text: "remember", msg: "Brief on release" });
+  await s.close();
+});
+
+test("MCP tools stay out of globals, the catalog and the quick index, and count in telemetry", async () => {
+  const s = await session({ tools: [{ name: "echo", execute: async (x) => x }] });
+  const v = await run(s, `return { global: typeof readFile, all: catalog.all().map((h) => h.callableName), found: (await catalog.search("read file")).length };`);
+  assert.deepEqual(v, { global: "undefined", all: ["echo"], found: 0 });
+  assert.equal(s.telemetry().sources.mcp, 6);
+  const description = s.modelTools()[0].description;
+  assert.match(description, /API\.list/);
+  assert.match(description, /MCP\.docs/);
+  assert.doesNotMatch(description, /readFile/);
+  await s.close();
+});
+
+test("declaration files render schemas, escape comment ends and report exact bytes", async () => {
+  const s = await session();
+  const v = await run(s, `const files = (await API.list("mcp")).files; const d = await API.read("mcp/docs.d.ts"); return { files, d };`);
+  assert.deepEqual(v.files.map((f) => f.path), ["mcp/index.d.ts", "mcp/docs.d.ts"]);
+  assert.equal(v.d.bytes, Buffer.byteLength(v.d.content));
+  assert.match(v.d.content, /declare namespace MCP\.docs \{/);
+  assert.match(v.d.content, /Read a file \*\\\/ safely/);
+  assert.match(v.d.content, /@param input\.path File path/);
+  assert.match(v.d.content, /function readFile\(input: \{ path: string; encoding\?: "utf8" \| "base64"/);
+  assert.match(v.d.content, /function delete2\(input\?: /);
+  await s.close();
+});
+
+test("$api gives headers and schemas without calling a tool, and refuses prototype segments", async () => {
+  let calls = 0;
+  const s = await session({ beforeToolCall: () => { calls++; } });
+  const v = await run(s, `const root = await MCP.$api(); const one = await MCP.docs.$api("readFile", { schema: true });
+    let bad; try { await MCP.docs.$api("__proto__"); } catch (e) { bad = e.message; }
+    return { servers: root.servers, tools: one.tools, schema: Object.keys(one.schemas), bad };`);
+  assert.deepEqual(v.servers, [{ identifier: "docs", serverName: "docs", toolCount: 6 }]);
+  assert.deepEqual(v.tools.map((t) => t.toolName), ["read_file"]);
+  assert.deepEqual(v.schema, ["readFile"]);
+  assert.equal(v.bad, "Invalid code mode namespace path segment: __proto__");
+  assert.equal(calls, 0);
+  await s.close();
+});
+
+test("a server whose listTools fails is left out and named unavailable", async () => {
+  const broken = { listTools: async () => { throw new Error("connection refused"); }, callTool: async () => ({}) };
+  const s = new CodeModeSession({ sessionId: "broken", mcpServers: [{ name: "down", client: broken }, { name: "docs", client: await docsServer() }] });
+  await s.ready();
+  assert.match(s.modelTools()[0].description, /Unavailable now \(their tools failed to load\): down\./);
+  const v = await run(s, `return Object.keys(MCP);`);
+  assert.deepEqual(v, ["$api", "docs"]);
+  await s.close();
+});
+
+test("namespaces are validated and callable by path and through namespaces", async () => {
+  for (const [globalName, message] of [["my-repo", /must be a JavaScript identifier/], ["class", /reserved word/], ["MCP", /runtime global/], ["Math", /built-in/]]) {
+    assert.throws(() => new CodeModeSession({ sessionId: "ns", namespaces: [{ globalName, scope: { f: async () => 1 } }] }), (e) => e.code === "invalid_input" && message.test(e.message));
+  }
+  assert.throws(() => new CodeModeSession({ sessionId: "ns", namespaces: [{ globalName: "A", scope: {} }, { globalName: "A", scope: {} }] }), /used by more than one namespace/);
+  const seen = [];
+  const s = new CodeModeSession({ sessionId: "ns", namespaces: [{ globalName: "Repo", prompt: "Use Repo for issues.", scope: { issues: { list: async (args, ctx) => { seen.push(typeof ctx.signal); return { args }; } } } }] });
+  const v = await run(s, `return [await Repo.issues.list({ q: 1 }), await namespaces.Repo.issues.list({ q: 2 })];`);
+  assert.deepEqual(v, [{ args: { q: 1 } }, { args: { q: 2 } }]);
+  assert.deepEqual(seen, ["object", "object"]);
+  assert.match(s.modelTools()[0].description, /Use Repo for issues\./);
+  const restart = await s.exec({ code: `return await Repo.issues.list({});`, restartSafe: true });
+  assert.equal(restart.status, "failed");
+  assert.match(restart.error, /restart-safe code mode cannot call namespace tools\./);
+  await s.close();
+});
+
+test("nodes resolve ids before names, say every documented message, and never run shell commands", async () => {
+  const invoked = [];
+  const nodes = {
+    list: () => [{ id: "n1", name: "laptop", connected: true, commands: ["device.status", "fs.listDir"] }, { id: "laptop", name: "other", connected: true, commands: [] }],
+    invoke: (id, command, params) => { invoked.push([id, command, params]); return { ok: true }; },
+  };
+  const s = new CodeModeSession({ sessionId: "nodes", nodes });
+  const v = await run(s, `const out = {};
+    out.byId = (await nodes.get("laptop")).name;
+    const n1 = await nodes.get("n1");
+    out.keys = Object.keys(n1).sort();
+    out.status = await n1.invoke("device.status", { v: 1 });
+    out.dir = await n1.listDir("/tmp");
+    out.exec = "exec" in n1;
+    try { await nodes.get(""); } catch (e) { out.empty = e.message; }
+    try { await nodes.get("ghost"); } catch (e) { out.ghost = e.message; }
+    try { await n1.invoke("system.run", {}); } catch (e) { out.shell = e.message; }
+    return out;`);
+  assert.equal(v.byId, "other");
+  assert.deepEqual(v.keys, ["id", "invoke", "listDir", "name"]);
+  assert.deepEqual(v.status, { ok: true });
+  assert.equal(v.exec, false);
+  assert.equal(v.empty, "nodes.get id or name must be a non-empty string.");
+  assert.equal(v.ghost, 'node "ghost" is not paired (paired node ids: n1, laptop)');
+  assert.match(v.shell, /reserved for the exec tool/);
+  assert.deepEqual(invoked, [["n1", "device.status", { v: 1 }], ["n1", "fs.listDir", { path: "/tmp" }]]);
+  await s.close();
+  const none = new CodeModeSession({ sessionId: "nodes0", nodes: { list: () => [], invoke: () => null } });
+  const r = await none.exec({ code: `try { await nodes.get("x"); } catch (e) { return e.message; }` });
+  assert.equal(r.value, "no paired nodes");
+  await none.close();
+});
+
+test("skills and Swarm reach their hosts, and agents.d.ts appears only with Swarm", async () => {
+  const logs = [];
+  const s = new CodeModeSession({
+    sessionId: "swarm",
+    skills: { list: () => [{ name: "deploy" }], read: (name, rel) => `${name}:${rel ?? "SKILL.md"}` },
+    swarm: { run: (spec) => ({ done: spec.task }), phase: (t) => { logs.push("phase " + t); }, log: (m) => { logs.push("log " + m); } },
+  });
+  const v = await run(s, `await phase("one"); await log("hi");
+    let escape; try { await skills.read("deploy", "../x"); } catch (e) { escape = e.message; }
+    return { list: await skills.list(), read: await skills.read("deploy"), run: await agents.run({ task: "t" }), file: (await API.read("agents.d.ts")).path, escape };`);
+  assert.deepEqual(v.list, [{ name: "deploy" }]);
+  assert.equal(v.read, "deploy:SKILL.md");
+  assert.deepEqual(v.run, { done: "t" });
+  assert.equal(v.file, "agents.d.ts");
+  assert.match(v.escape, /must stay inside the skill/);
+  assert.deepEqual(logs, ["phase one", "log hi"]);
+  await s.close();
+  const plain = new CodeModeSession({ sessionId: "plain" });
+  const r = await plain.exec({ code: `return [typeof agents, typeof MCP, typeof nodes];` });
+  assert.deepEqual(r.value, ["undefined", "undefined", "undefined"]);
+  await plain.close();
+});
