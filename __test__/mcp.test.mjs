@@ -202,3 +202,21 @@ test("skills and Swarm reach their hosts, and agents.d.ts appears only with Swar
   assert.deepEqual(r.value, ["undefined", "undefined", "undefined"]);
   await plain.close();
 });
+
+test("an MCP server in a child process over stdio is reachable from guest code", async () => {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const transport = new StdioClientTransport({ command: process.execPath, args: [new URL("./fixtures/mcp-stdio-server.mjs", import.meta.url).pathname] });
+  const client = new Client({ name: "stdio-test", version: "1" });
+  await client.connect(transport);
+  try {
+    const s = new CodeModeSession({ sessionId: "stdio", mcpServers: [{ name: "stdio-files", client }] });
+    const v = await run(s, `return (await MCP.stdioFiles.readFile({ path: "x" })).content[0].text;`);
+    const [path, limit, pid] = v.split(":");
+    assert.equal(path, "x");
+    assert.equal(limit, "10");
+    assert.notEqual(Number(pid), process.pid);
+    await s.close();
+  } finally {
+    await client.close();
+  }
+});
