@@ -8,16 +8,17 @@
 //! valgrind --leak-check=full target/debug/deps/drop-<hash> --test-threads=1
 //! ```
 
-use codemode_native::catalog::{Source, ToolSpec};
+mod common;
+
 use codemode_native::engine::cell::Event;
 use codemode_native::engine::host::{Host, HostCall, Reply};
-use codemode_native::engine::session::{SessionConfig, SessionCore};
-use codemode_native::engine::store::{self, Scope};
+use codemode_native::engine::session::SessionCore;
+use codemode_native::engine::store;
 use codemode_native::guest::control::Control;
 use codemode_native::guest::natives::Bridge;
 use codemode_native::guest::vm::{Vm, VmLimits};
-use codemode_native::limits::Limits;
 use codemode_native::source::{Field, RawExecInput};
+use common::tool;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -189,54 +190,13 @@ impl Host for HeldHost {
     }
 }
 
-fn tool(name: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: format!("{name} tool"),
-        label: None,
-        parameters: None,
-        output_schema: None,
-        source: Source::Openclaw,
-        direct_only: false,
-        replay_safe: false,
-        control: false,
-    }
-}
-
 fn session(id: &str, limits: Value, host: Arc<HeldHost>) -> Arc<SessionCore> {
-    SessionCore::new(
-        SessionConfig {
-            scope: Scope {
-                session_id: id.into(),
-                session_key: None,
-                agent_id: None,
-                agent_run_id: None,
-            },
-            limits: Limits::from_json(Some(&limits)),
-            tools: vec![tool("held"), tool("echo")],
-            max_tool_calls: None,
-            surfaces: Default::default(),
-        },
-        host,
-    )
-    .expect("a session without namespaces always builds")
+    common::session(id, limits, vec![tool("held"), tool("echo")], host)
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
-    let (tx, rx) = mpsc::channel();
-    let input = RawExecInput {
-        code: Field::Value(code.into()),
-        ..RawExecInput::default()
-    };
-    session.exec(
-        input,
-        None,
-        Box::new(move |outcome| {
-            let _ = tx.send(outcome);
-        }),
-    );
-    rx.recv_timeout(Duration::from_secs(60))
-        .unwrap_or_else(|_| json!({ "status": "no result" }))
+    common::exec_within(session, code, Duration::from_secs(60))
+        .unwrap_or_else(|| json!({ "status": "no result" }))
 }
 
 fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {

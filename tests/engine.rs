@@ -1,11 +1,12 @@
 //! Engine tests through the plain-Rust session API with fake hosts.
 
+mod common;
+
 use codemode_native::catalog::{Source, ToolSpec};
 use codemode_native::engine::host::{Host, HostCall, HostFailure, Reply};
-use codemode_native::engine::session::{SessionConfig, SessionCore};
-use codemode_native::engine::store::Scope;
-use codemode_native::limits::Limits;
+use codemode_native::engine::session::SessionCore;
 use codemode_native::source::{Field, RawExecInput};
+use common::tool;
 use serde_json::{json, Value};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -33,55 +34,15 @@ impl Host for FakeHost {
     fn cancel(&self, _call_id: &str) {}
 }
 
-fn tool(name: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: format!("{name} tool"),
-        label: None,
-        parameters: None,
-        output_schema: None,
-        source: Source::Openclaw,
-        direct_only: false,
-        replay_safe: false,
-        control: false,
-    }
-}
-
 fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
-    SessionCore::new(
-        SessionConfig {
-            scope: Scope {
-                session_id: "s1".into(),
-                session_key: None,
-                agent_id: None,
-                agent_run_id: None,
-            },
-            limits: Limits::from_json(Some(&limits)),
-            tools,
-            max_tool_calls: None,
-            surfaces: Default::default(),
-        },
-        Arc::new(FakeHost {
-            delay: Duration::from_millis(1),
-        }),
-    )
-    .expect("a session without namespaces always builds")
+    let host = Arc::new(FakeHost {
+        delay: Duration::from_millis(1),
+    });
+    common::session("s1", limits, tools, host)
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
-    let (tx, rx) = mpsc::channel();
-    let input = RawExecInput {
-        code: Field::Value(code.into()),
-        ..RawExecInput::default()
-    };
-    session.exec(
-        input,
-        None,
-        Box::new(move |outcome| {
-            let _ = tx.send(outcome);
-        }),
-    );
-    rx.recv_timeout(Duration::from_secs(30)).expect("a result")
+    common::exec_within(session, code, Duration::from_secs(30)).expect("a result")
 }
 
 fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
