@@ -39,6 +39,21 @@ async function run(s, code) {
   return r.value;
 }
 
+test("an MCP result is never judged by a host tool's outputSchema", async () => {
+  // Surface calls and host tools are numbered in separate tables: an MCP call must not be
+  // checked against the host tool that happens to share its number.
+  const strict = {
+    name: "strict_first",
+    parameters: { type: "object" },
+    outputSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false },
+    execute: async () => ({ ok: true }),
+  };
+  const s = await session({ tools: [strict] });
+  const v = await run(s, `await strict_first({}); const r = await MCP.docs.readFile({ path: "b" }); return r.content[0].text;`);
+  assert.equal(v, "b:utf8");
+  await s.close();
+});
+
 test("MCP tools are called with defaults and project content, annotations and block _meta", async () => {
   const s = await session();
   const v = await run(s, `return await MCP.docs.readFile({ path: "a.txt" });`);

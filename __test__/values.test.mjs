@@ -45,6 +45,34 @@ test('a BigInt becomes its decimal string', async () => {
   assert.deepEqual(await value('return { n: -42n }'), { n: '-42' });
 });
 
+test('a boxed BigInt becomes its decimal string too, also in tool input', async () => {
+  assert.equal(await value('return Object(7n)'), '7');
+  assert.deepEqual(await value('return [1n, Object(-2n), { b: Object(12345678901234567890n) }]'), ['1', '-2', { b: '12345678901234567890' }]);
+  const echo = makeSession({ tools: [{ name: 'echo', parameters: { type: 'object' }, execute: async (input) => input }] });
+  const r = await run(echo, 'return await echo({ n: Object(3n) })');
+  assert.equal(r.status, 'completed', show(r));
+  assert.deepEqual(r.value, { n: '3' });
+});
+
+test('a lone surrogate becomes U+FFFD in values, output, errors and tool input; pairs are kept', async () => {
+  assert.equal(await value('return "a\\ud800b"'), 'a\ufffdb');
+  assert.deepEqual(await value('return { s: "\\udc00", ok: "\\ud83d\\ude00" }'), { s: '\ufffd', ok: '\u{1F600}' });
+  const out = await completed('text("t\\ud800"); console.log("c\\udfff"); json({ j: "\\ud800" }); return 1');
+  assert.deepEqual(out.output, [
+    { type: 'text', text: 't\ufffd' },
+    { type: 'text', text: 'c\ufffd' },
+    { type: 'json', value: { j: '\ufffd' } },
+  ]);
+  const failed = await run(session, 'throw new Error("bad \\ud800")');
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.code, 'internal_error');
+  assert.match(failed.error, /^Error: bad \ufffd\n\s+at .*user\.js:1:/);
+  const echo = makeSession({ tools: [{ name: 'echo', parameters: { type: 'object' }, execute: async (input) => input }] });
+  const r = await run(echo, 'return await echo({ s: "x\\ud800" })');
+  assert.equal(r.status, 'completed', show(r));
+  assert.deepEqual(r.value, { s: 'x\ufffd' });
+});
+
 test('NaN and Infinity become null', async () => {
   assert.deepEqual(await value('return [NaN, Infinity, -Infinity, { x: NaN }]'), [null, null, null, { x: null }]);
 });

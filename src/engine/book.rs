@@ -44,13 +44,12 @@ enum Queued {
     },
 }
 
-#[derive(Debug)]
 pub struct InFlight {
     pub call_id: String,
     /// The guest's name for the tool (host ids never reach the guest).
     pub callable_name: String,
-    /// Host index of the tool, for the output contract.
-    pub tool_index: Option<usize>,
+    /// The called tool's contracts, for its output; `None` for internal replies.
+    pub contracts: Option<Arc<ToolContracts>>,
     pub tool_name: String,
     pub started: Instant,
     /// Index into `nested`; `None` for internal replies (a released yield).
@@ -235,7 +234,7 @@ impl RunBook {
             InFlight {
                 call_id: String::new(),
                 callable_name: String::new(),
-                tool_index: None,
+                contracts: None,
                 tool_name: "yield_control".into(),
                 started: Instant::now(),
                 record: None,
@@ -290,7 +289,7 @@ impl CellBridge {
         }
     }
 
-    fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &ToolContracts) {
+    fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &Arc<ToolContracts>) {
         let refused = contracts.check_input(&call.input_json).err();
         {
             let mut book = self.book.lock();
@@ -301,7 +300,7 @@ impl CellBridge {
                 InFlight {
                     call_id: call.call_id.clone(),
                     callable_name: call.callable_name.clone(),
-                    tool_index: Some(call.tool_index),
+                    contracts: Some(contracts.clone()),
                     tool_name: call.tool_name.clone(),
                     started: Instant::now(),
                     record: Some(record),

@@ -311,16 +311,16 @@ impl Cell {
             match event {
                 Event::Abort | Event::Deadline => {}
                 Event::HostReply { bridge_id, outcome } => {
-                    let (tool_index, names) = {
+                    let (contracts, names) = {
                         let book = self.book.lock();
                         let call = book.calls.get(&bridge_id);
                         (
-                            call.and_then(|c| c.tool_index),
+                            call.and_then(|c| c.contracts.clone()),
                             call.map(|c| (c.tool_name.clone(), c.callable_name.clone())),
                         )
                     };
                     let outcome =
-                        self.admit_result(tool_index, outcome)
+                        self.admit_result(contracts.as_deref(), outcome)
                             .map_err(|failure| match &names {
                                 Some((host, callable)) => hide_host_id(failure, host, callable),
                                 None => failure,
@@ -359,12 +359,17 @@ impl Cell {
     /// output, and bounded by `maxOutputBytes` (an oversized one becomes the marker).
     fn admit_result(
         &self,
-        tool_index: Option<usize>,
+        contracts: Option<&super::contracts::ToolContracts>,
         outcome: Result<String, super::host::HostFailure>,
     ) -> Result<String, super::host::HostFailure> {
         let json = outcome?;
         super::panic_probe::maybe_panic(&json, super::panic_probe::RESULT_MARKER);
-        if let Some(contracts) = tool_index.and_then(|i| self.session.contracts_of(i)) {
+        // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (SPEC §5: JSON only).
+        let json = match crate::guest::text::well_formed_json(&json) {
+            std::borrow::Cow::Borrowed(_) => json,
+            std::borrow::Cow::Owned(repaired) => repaired,
+        };
+        if let Some(contracts) = contracts {
             contracts.check_output(&json)?;
         }
         let max = self.session.limits().max_output_bytes as usize;

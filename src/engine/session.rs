@@ -210,10 +210,6 @@ impl SessionCore {
         self.direct_only.write().extend(more_direct);
     }
 
-    pub fn contracts_of(&self, host_index: usize) -> Option<Arc<ToolContracts>> {
-        self.contracts.get(host_index)
-    }
-
     /// Streams a trajectory event to `onEvent`, building it only when someone listens.
     pub fn emit(&self, build: impl FnOnce() -> Value) {
         if self.host.wants_events() {

@@ -3,5 +3,6 @@
 pub mod allocator;
 pub mod control;
 pub mod natives;
+pub mod text;
 pub mod url;
 pub mod vm;

@@ -2,6 +2,7 @@
 //! integers between the guest and a `Bridge`; the engine implements `Bridge`, so this
 //! module knows nothing about tools, budgets or the host.
 
+use super::text::{well_formed_json, GuestText};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 use std::sync::Arc;
@@ -51,11 +52,21 @@ pub trait Bridge: Send + Sync {
     fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String>;
 }
 
-fn optional_string(value: &Value<'_>) -> Option<String> {
+fn optional_string<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> Option<String> {
     if value.is_null() || value.is_undefined() {
         return None;
     }
-    value.as_string().and_then(|s| s.to_string().ok())
+    rquickjs::FromJs::from_js(ctx, value)
+        .ok()
+        .map(|text: GuestText| text.0)
+}
+
+/// Guest JSON text (always from the prelude's `JSON.stringify`) that serde can parse.
+fn json_text(text: GuestText) -> String {
+    match well_formed_json(&text.0) {
+        std::borrow::Cow::Borrowed(_) => text.0,
+        std::borrow::Cow::Owned(repaired) => repaired,
+    }
 }
 
 impl Bound {
@@ -88,23 +99,25 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         "call",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, method: String, target: String, input: String| {
-                b.try_with(&ctx, |bridge| bridge.call(&method, &target, input))
+            move |ctx: Ctx<'js>, method: GuestText, target: GuestText, input: GuestText| {
+                let input = json_text(input);
+                b.try_with(&ctx, |bridge| bridge.call(&method.0, &target.0, input))
             },
         )?,
     )?;
     let b = bound();
     native.set(
         "output",
-        Function::new(ctx.clone(), move |kind: u8, text: String| {
+        Function::new(ctx.clone(), move |kind: u8, text: GuestText| {
+            let text = if kind == 1 { json_text(text) } else { text.0 };
             b.with(|bridge| bridge.output(kind, text))
         })?,
     )?;
     let b = bound();
     native.set(
         "console",
-        Function::new(ctx.clone(), move |line: String| {
-            b.with(|bridge| bridge.console(line))
+        Function::new(ctx.clone(), move |line: GuestText| {
+            b.with(|bridge| bridge.console(line.0))
         })?,
     )?;
     let b = bound();
@@ -131,22 +144,23 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
     native.set(
         "yieldControl",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, reason: Value<'js>| {
-            b.try_with(&ctx, |bridge| {
-                Ok(bridge.yield_control(optional_string(&reason)))
-            })
+            let reason = optional_string(&ctx, reason);
+            b.try_with(&ctx, |bridge| Ok(bridge.yield_control(reason)))
         })?,
     )?;
     let b = bound();
     native.set(
         "finish",
-        Function::new(ctx.clone(), move |ok: bool, payload: String| {
+        Function::new(ctx.clone(), move |ok: bool, payload: GuestText| {
+            let payload = json_text(payload);
             b.with(|bridge| bridge.finish(ok, payload))
         })?,
     )?;
     let b = bound();
     native.set(
         "fail",
-        Function::new(ctx.clone(), move |payload: String| {
+        Function::new(ctx.clone(), move |payload: GuestText| {
+            let payload = json_text(payload);
             b.with(|bridge| bridge.fail(payload))
         })?,
     )?;
@@ -155,37 +169,37 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         "search",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, query: String, limit: u32| {
-                b.try_with(&ctx, |bridge| bridge.search(&query, limit))
+            move |ctx: Ctx<'js>, query: GuestText, limit: u32| {
+                b.try_with(&ctx, |bridge| bridge.search(&query.0, limit))
             },
         )?,
     )?;
     let b = bound();
     native.set(
         "describe",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
-            b.try_with(&ctx, |bridge| bridge.describe(&name))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: GuestText| {
+            b.try_with(&ctx, |bridge| bridge.describe(&name.0))
         })?,
     )?;
     let b = bound();
     native.set(
         "toolMeta",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
-            b.try_with(&ctx, |bridge| bridge.tool_meta(&name))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: GuestText| {
+            b.try_with(&ctx, |bridge| bridge.tool_meta(&name.0))
         })?,
     )?;
     let b = bound();
     native.set(
         "apiList",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
-            b.try_with(&ctx, |bridge| Ok(bridge.api_list(&prefix)))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: GuestText| {
+            b.try_with(&ctx, |bridge| Ok(bridge.api_list(&prefix.0)))
         })?,
     )?;
     let b = bound();
     native.set(
         "apiRead",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
-            b.try_with(&ctx, |bridge| bridge.api_read(&path))
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: GuestText| {
+            b.try_with(&ctx, |bridge| bridge.api_read(&path.0))
         })?,
     )?;
 
@@ -194,10 +208,10 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
         "mcpApi",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, server: String, tool: Value<'js>, schema: bool| {
-                let tool = optional_string(&tool);
+            move |ctx: Ctx<'js>, server: GuestText, tool: Value<'js>, schema: bool| {
+                let tool = optional_string(&ctx, tool);
                 b.try_with(&ctx, |bridge| {
-                    bridge.mcp_api(&server, tool.as_deref(), schema)
+                    bridge.mcp_api(&server.0, tool.as_deref(), schema)
                 })
             },
         )?,

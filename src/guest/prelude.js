@@ -18,6 +18,9 @@
   const StringCtor = String;
   const NumberCtor = Number;
   const ArrayIsArray = Array.isArray;
+  const BigIntCtor = BigInt;
+  const bigintValueOf = BigInt.prototype.valueOf;
+  const bigintToString = BigInt.prototype.toString;
   const mapProto = Map.prototype;
   const mapGet = mapProto.get;
   const mapSet = mapProto.set;
@@ -50,6 +53,14 @@
     }
   }
 
+  function isBoxedBigInt(v) {
+    try {
+      return v instanceof BigIntCtor;
+    } catch (_) {
+      return false;
+    }
+  }
+
   function isError(v) {
     try {
       return v instanceof ErrorCtor;
@@ -62,13 +73,22 @@
   function replacer(key, v) {
     switch (typeof v) {
       case "bigint":
-        return v.toString();
+        return apply(bigintToString, v, []);
       case "function":
         return apply(weakHas, handleMeta, [v]) ? apply(weakGet, handleMeta, [v]) : undefined;
       case "object":
         if (v === null) return null;
         if (isPromise(v)) return UNAWAITED;
         if (isError(v)) return { name: StringCtor(v.name), message: StringCtor(v.message) };
+        // A boxed BigInt (`Object(1n)`) is unboxed after the replacer runs and would then
+        // throw; it becomes its decimal string like a primitive one.
+        if (isBoxedBigInt(v)) {
+          try {
+            return apply(bigintToString, apply(bigintValueOf, v, []), []);
+          } catch (_) {
+            return v;
+          }
+        }
         return v;
       default:
         return v;
