@@ -319,6 +319,7 @@ function runChild(task, side) {
 
 // ---------------------------------------------------------------- workloads
 // Each group: { id, rows: [{ key, name, kind }], sides, setup?, round(sideName, ctx, warmup) → { figures: { key: n } } }
+// ownSides: the group measures each side with objects of its own (from setup), not the shared pools.
 // kind: 'time' | 'memory' | 'count' | 'bytes' (lower is better), 'rate' (higher is better).
 const inProc = (fn) => async (sideName, ctx, warmup) => fn(ctx.sides[sideName], warmup, sideName, ctx);
 const GROUPS = [
@@ -416,6 +417,7 @@ const GROUPS = [
   {
     id: 'ts',
     sides: ['ours', 'reference'],
+    ownSides: true,
     rows: [{ key: 'ts', kind: 'time', name: '6. TypeScript: transform a 200-line cell (µs); reference = `typescript.transpileModule`' }],
     async setup(ctx) {
       ctx.tsCell = makeTsCell(200);
@@ -444,6 +446,7 @@ const GROUPS = [
   {
     id: 'catalog',
     sides: ['ours'],
+    ownSides: true,
     rows: [
       { key: 'build', kind: 'time', name: '7. catalog of 1,000 tools: `new CodeModeSession` + `modelTools()` (ms)' },
       { key: 'search', kind: 'time', name: '7. catalog of 1,000 tools: `catalog.search("send email")` in a cell (µs/search)' },
@@ -490,6 +493,7 @@ const GROUPS = [
   {
     id: 'prompt',
     sides: ['ours', 'reference'],
+    ownSides: true,
     rows: [50, 200, 1000].map((n) => ({ key: `t${n}`, kind: 'bytes', name: `9. model-visible tool payload, ${n.toLocaleString('en-US')} tools (bytes); reference = every full schema` })),
     deterministic: true,
     async round(sideName) {
@@ -547,9 +551,15 @@ async function main() {
   };
   const versions = { quickjsWasi: require('quickjs-wasi/package.json').version, typescript: require('typescript/package.json').version };
 
+  // Only what the selected groups use is installed and started: `BENCH_ONLY=ts` needs no
+  // isolated-vm build and no worker pools.
+  const selected = GROUPS.filter((g) => !ONLY || ONLY.has(g.id));
+  const usedSides = new Set(selected.flatMap((g) => g.sides ?? ALL_SIDES));
+  const sharedSides = new Set(selected.filter((g) => !g.child && !g.ownSides).flatMap((g) => g.sides ?? ALL_SIDES));
+
   // Peers that cannot load are "missing", never a crash.
   const missing = {};
-  if (WANT_SIDES.includes('ivm')) {
+  if (WANT_SIDES.includes('ivm') && usedSides.has('ivm')) {
     if (!process.env.BENCH_NO_INSTALL) {
       log('isolated-vm: checking bench/.peers/ (first run installs and builds it, ~2–5 min)…');
       const { ensureIsolatedVm } = await import('./peers/ensure-isolated-vm.mjs');
@@ -571,7 +581,7 @@ async function main() {
 
   const ctx = { sides: {} };
   for (const s of WANT_SIDES) {
-    if (missing[s]) continue;
+    if (missing[s] || !sharedSides.has(s)) continue;
     try {
       ctx.sides[s] = await MAKERS[s]();
     } catch (err) {
@@ -582,9 +592,8 @@ async function main() {
   }
 
   const results = [];
-  for (const g of GROUPS) {
-    if (ONLY && !ONLY.has(g.id)) continue;
-    const sides = (g.sides ?? ALL_SIDES).filter((s) => WANT_SIDES.includes(s) && !missing[s] && (g.child || g.id === 'ts' || g.id === 'prompt' || g.id === 'catalog' || ctx.sides[s]));
+  for (const g of selected) {
+    const sides = (g.sides ?? ALL_SIDES).filter((s) => WANT_SIDES.includes(s) && !missing[s] && (g.child || g.ownSides || ctx.sides[s]));
     const entry = { id: g.id, rows: g.rows, sides: {}, setup: null };
     log(`\n## ${g.id} (${sides.join(', ')})`);
     const gctx = { sides: { ...ctx.sides } };
@@ -662,7 +671,7 @@ async function main() {
     `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory and concurrency: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
       `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better. ` +
       `Peers: quickjs-wasi ${versions.quickjsWasi} in ${THREADS} worker_threads (fresh VM per cell from a module compiled once, tools via postMessage, suspension = snapshot + restore); ` +
-      `isolated-vm ${versions.isolatedVm ?? '(missing)'} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}.`,
+      `isolated-vm ${versions.isolatedVm ?? (usedSides.has('ivm') && WANT_SIDES.includes('ivm') ? '(missing)' : '(not run)')} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}.`,
   );
   for (const [s, why] of Object.entries(missing)) if (!why.startsWith('not selected')) problems.unshift(`${SIDE_LABEL[s]} missing: ${oneLine(why)}`);
   if (problems.length) {
