@@ -37,8 +37,8 @@ const WANT_SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',').f
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 
 const CFG = QUICK
-  ? { rounds: 2, trivialSeq: 200, tputCells: 600, inflight: 256, seqNested: 1, fan: 3, compute: 1, json: 2, yields: 8, ts: 10, build: 2, search: 1, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200 }
-  : { rounds: 5, trivialSeq: 1000, tputCells: 3000, inflight: 256, seqNested: 2, fan: 10, compute: 1, json: 4, yields: 20, ts: 40, build: 4, search: 2, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200 };
+  ? { rounds: 2, trivialSeq: 200, tputCells: 600, inflight: 256, seqNested: 1, fan: 3, compute: 1, json: 2, yields: 8, ts: 10, build: 2, search: 1, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 300, mcpReps: 1 }
+  : { rounds: 5, trivialSeq: 1000, tputCells: 3000, inflight: 256, seqNested: 2, fan: 10, compute: 1, json: 4, yields: 20, ts: 40, build: 4, search: 2, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 1000, mcpReps: 3 };
 if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) | 0);
 const ROUND_TIMEOUT_MS = 120_000;
 const HEAP_LIMITS = { memoryLimitBytes: 128 * MiB, maxSnapshotBytes: 256 * MiB, timeoutMs: 30_000 };
@@ -69,6 +69,15 @@ function threadsNow() {
     return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
   } catch {
     return null;
+  }
+}
+// Reads the version from the package's own package.json: some packages (the MCP SDK) map
+// `<name>/package.json` in their exports to a different file.
+function readPackageVersion(name) {
+  try {
+    return JSON.parse(readFileSync(fileURLToPath(new URL(`../node_modules/${name}/package.json`, import.meta.url)), 'utf8')).version;
+  } catch {
+    return 'unknown';
   }
 }
 async function settleGc() {
@@ -319,6 +328,7 @@ function runChild(task, side) {
 
 // ---------------------------------------------------------------- workloads
 // Each group: { id, rows: [{ key, name, kind }], sides, setup?, round(sideName, ctx, warmup) → { figures: { key: n } } }
+// ownSides: the group measures each side with objects of its own (from setup), not the shared pools.
 // kind: 'time' | 'memory' | 'count' | 'bytes' (lower is better), 'rate' (higher is better).
 const inProc = (fn) => async (sideName, ctx, warmup) => fn(ctx.sides[sideName], warmup, sideName, ctx);
 const GROUPS = [
@@ -416,6 +426,7 @@ const GROUPS = [
   {
     id: 'ts',
     sides: ['ours', 'reference'],
+    ownSides: true,
     rows: [{ key: 'ts', kind: 'time', name: '6. TypeScript: transform a 200-line cell (µs); reference = `typescript.transpileModule`' }],
     async setup(ctx) {
       ctx.tsCell = makeTsCell(200);
@@ -444,6 +455,7 @@ const GROUPS = [
   {
     id: 'catalog',
     sides: ['ours'],
+    ownSides: true,
     rows: [
       { key: 'build', kind: 'time', name: '7. catalog of 1,000 tools: `new CodeModeSession` + `modelTools()` (ms)' },
       { key: 'search', kind: 'time', name: '7. catalog of 1,000 tools: `catalog.search("send email")` in a cell (µs/search)' },
@@ -490,6 +502,7 @@ const GROUPS = [
   {
     id: 'prompt',
     sides: ['ours', 'reference'],
+    ownSides: true,
     rows: [50, 200, 1000].map((n) => ({ key: `t${n}`, kind: 'bytes', name: `9. model-visible tool payload, ${n.toLocaleString('en-US')} tools (bytes); reference = every full schema` })),
     deterministic: true,
     async round(sideName) {
@@ -503,6 +516,82 @@ const GROUPS = [
         } else out[`t${n}`] = Buffer.byteLength(JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, parameters }))));
       }
       return out;
+    },
+  },
+  {
+    id: 'mcp',
+    sides: ['ours', 'reference'],
+    ownSides: true,
+    rows: [
+      { key: 'call', kind: 'time', name: `10. MCP tool call over the SDK in-memory transport, ${CFG.mcpCalls.toLocaleString('en-US')} sequential awaited calls (µs/call); ours = \`await MCP.srv.echo(…)\` in one cell, reference = direct \`client.callTool\` from Node` },
+      { key: 'overhead', kind: 'time', sides: ['ours'], name: '10. … overhead of the guest call over the direct call, same round (µs/call)' },
+      { key: 'factor', kind: 'count', sides: ['ours'], name: '10. … guest call time / direct call time, same round (×)' },
+    ],
+    // One in-memory SDK server and client serve both sides, so the only difference is the
+    // path from guest code through the addon to `client.callTool` and back.
+    async setup(ctx) {
+      const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+      const { z } = await import('zod');
+      const server = new McpServer({ name: 'bench', version: '1.0.0' });
+      server.registerTool('echo', { description: 'Echo text and n.', inputSchema: { text: z.string(), n: z.number() } }, async ({ text, n }) => ({ content: [{ type: 'text', text: `${text}:${n}` }] }));
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(b);
+      const { CodeModeSession } = loadAddon();
+      const session = new CodeModeSession({ sessionId: 'bench-mcp', mcpServers: [{ name: 'srv', client }], limits: { timeoutMs: 30_000 } });
+      const n = CFG.mcpCalls;
+      ctx.mcp = { client, session, server, n };
+      // Both sides check every answer, so neither can skip work the other does.
+      ctx.mcp.direct = async () => {
+        const t = nowNs();
+        for (let i = 0; i < n; i++) {
+          const r = await client.callTool({ name: 'echo', arguments: { text: 'hi', n: i } });
+          if (r.content[0].text !== `hi:${i}`) throw new CellFailure(`direct call ${i}: ${JSON.stringify(r).slice(0, 100)}`);
+        }
+        return Number(nowNs() - t) / 1e3 / n;
+      };
+      // Host wall around exec: includes starting the cell (a trivial cell costs well under
+      // 1 ms, under 1 µs per call at 1,000 calls).
+      const code = `let ok = 0;\nfor (let i = 0; i < ${n}; i++) if ((await MCP.srv.echo({ text: "hi", n: i })).content[0].text === "hi:" + i) ok++;\nreturn ok`;
+      ctx.mcp.guest = async () => {
+        const t = nowNs();
+        const r = await session.exec({ code });
+        const us = Number(nowNs() - t) / 1e3 / n;
+        expect(r, 'MCP cell', 'completed', (x) => (x.value === n ? null : `${x.value}/${n} calls answered as expected`));
+        return us;
+      };
+      return { calls: n, reps: CFG.mcpReps };
+    },
+    async round(sideName, ctx, w) {
+      const reps = w ? 1 : CFG.mcpReps;
+      const direct = [];
+      const guest = [];
+      for (let i = 0; i < reps; i++) {
+        if (sideName === 'reference') {
+          direct.push(await ctx.mcp.direct());
+          continue;
+        }
+        // Paired with a direct batch in the same round, alternating which goes first, so
+        // the overhead is not skewed by drift between rounds.
+        if (i % 2 === 0) {
+          direct.push(await ctx.mcp.direct());
+          guest.push(await ctx.mcp.guest());
+        } else {
+          guest.push(await ctx.mcp.guest());
+          direct.push(await ctx.mcp.direct());
+        }
+      }
+      if (sideName === 'reference') return { call: median(direct), detail: { directUs: direct } };
+      const [g, d] = [median(guest), median(direct)];
+      return { call: g, overhead: g - d, factor: g / d, detail: { guestUs: guest, directUs: direct } };
+    },
+    async teardown(ctx) {
+      await ctx.mcp?.session.close();
+      await ctx.mcp?.client.close();
+      await ctx.mcp?.server.close();
     },
   },
 ];
@@ -545,11 +634,17 @@ async function main() {
     date: new Date().toISOString(),
     loadavg: os.loadavg(),
   };
-  const versions = { quickjsWasi: require('quickjs-wasi/package.json').version, typescript: require('typescript/package.json').version };
+  const versions = { quickjsWasi: require('quickjs-wasi/package.json').version, typescript: require('typescript/package.json').version, mcpSdk: readPackageVersion('@modelcontextprotocol/sdk') };
+
+  // Only what the selected groups use is installed and started: `BENCH_ONLY=ts` needs no
+  // isolated-vm build and no worker pools.
+  const selected = GROUPS.filter((g) => !ONLY || ONLY.has(g.id));
+  const usedSides = new Set(selected.flatMap((g) => g.sides ?? ALL_SIDES));
+  const sharedSides = new Set(selected.filter((g) => !g.child && !g.ownSides).flatMap((g) => g.sides ?? ALL_SIDES));
 
   // Peers that cannot load are "missing", never a crash.
   const missing = {};
-  if (WANT_SIDES.includes('ivm')) {
+  if (WANT_SIDES.includes('ivm') && usedSides.has('ivm')) {
     if (!process.env.BENCH_NO_INSTALL) {
       log('isolated-vm: checking bench/.peers/ (first run installs and builds it, ~2–5 min)…');
       const { ensureIsolatedVm } = await import('./peers/ensure-isolated-vm.mjs');
@@ -571,7 +666,7 @@ async function main() {
 
   const ctx = { sides: {} };
   for (const s of WANT_SIDES) {
-    if (missing[s]) continue;
+    if (missing[s] || !sharedSides.has(s)) continue;
     try {
       ctx.sides[s] = await MAKERS[s]();
     } catch (err) {
@@ -582,9 +677,8 @@ async function main() {
   }
 
   const results = [];
-  for (const g of GROUPS) {
-    if (ONLY && !ONLY.has(g.id)) continue;
-    const sides = (g.sides ?? ALL_SIDES).filter((s) => WANT_SIDES.includes(s) && !missing[s] && (g.child || g.id === 'ts' || g.id === 'prompt' || g.id === 'catalog' || ctx.sides[s]));
+  for (const g of selected) {
+    const sides = (g.sides ?? ALL_SIDES).filter((s) => WANT_SIDES.includes(s) && !missing[s] && (g.child || g.ownSides || ctx.sides[s]));
     const entry = { id: g.id, rows: g.rows, sides: {}, setup: null };
     log(`\n## ${g.id} (${sides.join(', ')})`);
     const gctx = { sides: { ...ctx.sides } };
@@ -612,6 +706,7 @@ async function main() {
       }
     }
     if (g.id === 'suspend') await gctx.sides.ours.close();
+    if (g.teardown) await g.teardown(gctx).catch((err) => log(`  teardown failed: ${err?.message ?? err}`));
     results.push(entry);
   }
   for (const s of Object.values(ctx.sides)) await s.close().catch(() => {});
@@ -662,7 +757,7 @@ async function main() {
     `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory and concurrency: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
       `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better. ` +
       `Peers: quickjs-wasi ${versions.quickjsWasi} in ${THREADS} worker_threads (fresh VM per cell from a module compiled once, tools via postMessage, suspension = snapshot + restore); ` +
-      `isolated-vm ${versions.isolatedVm ?? '(missing)'} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}.`,
+      `isolated-vm ${versions.isolatedVm ?? (usedSides.has('ivm') && WANT_SIDES.includes('ivm') ? '(missing)' : '(not run)')} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}; MCP SDK ${versions.mcpSdk} (in-memory transport).`,
   );
   for (const [s, why] of Object.entries(missing)) if (!why.startsWith('not selected')) problems.unshift(`${SIDE_LABEL[s]} missing: ${oneLine(why)}`);
   if (problems.length) {
