@@ -181,7 +181,7 @@ test("a declaration file types anyOf, oneOf, enum, nested arrays and closed and 
     'mode?: "fast" | "deep" | 3 | null; point?: { x: number; y: number }; ' +
     "target?: string | { id: number /* integer, >= 1 */ } }): Promise<McpToolResult>;\n";
   assert.ok(text.includes(expected), text);
-  assert.ok(text.startsWith("type McpToolResult = { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: unknown; isError: boolean };\n"), text);
+  assert.ok(text.startsWith("interface McpToolResult { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: unknown; isError: boolean }\n"), text);
   assert.match(text, /^declare namespace MCP\.schemaLab \{$/m);
   assert.equal(text.match(/: Promise<McpToolResult>;$/gm).length, LAB_TOOLS.length);
   await s.close();
@@ -205,10 +205,9 @@ test("doc comments keep each description line, escape comment ends and list @par
   assert.equal(lines[0], "  /**");
   assert.equal(lines.at(-1), "   */");
   assert.deepEqual(
-    lines.slice(1, 6),
-    ["   * Finds items — fast.", "   * Second line ends *\\/ here ✓", "   *", "   * @param input.query Suchtext, z. B. „café“", "   * @param input.target An id *\\/ or a path"],
+    lines.slice(1, 7),
+    ["   * Finds items — fast.", "   * Second line ends *\\/ here ✓", '   * MCP tool "find_items".', "   *", "   * @param input.query Suchtext, z. B. „café“", "   * @param input.target An id *\\/ or a path"],
   );
-  assert.ok(lines.includes('   * MCP tool "find_items".'), doc);
   // Only `target` and `query` have descriptions; other properties get no @param line.
   assert.equal(text.match(/@param /g).length, 2);
   // Every comment opened is closed exactly once: no description ended one early.
@@ -282,9 +281,8 @@ test("the index and one server's declaration file are valid TypeScript", async (
   await s.close();
 });
 
-// Known bug: every server file repeats `type McpToolResult = …` (and the other result
-// aliases) at global scope, so two referenced server files collide.
-test("the index and two servers' declaration files type-check together", { todo: "src/mcp/declarations.rs: server_dts repeats RESULT_TYPES in every server file (TS2300 Duplicate identifier)" }, async () => {
+// Every server file declares the result interfaces so it reads on its own; together they merge.
+test("the index and two servers' declaration files type-check together", async () => {
   const s = await labSession([{ name: "docs", client: await docsServer() }]);
   const files = await apiFiles(s);
   assert.deepEqual(Object.keys(files), ["mcp/index.d.ts", "mcp/schemaLab.d.ts", "mcp/docs.d.ts"]);
@@ -292,9 +290,8 @@ test("the index and two servers' declaration files type-check together", { todo:
   await s.close();
 });
 
-// Known bug: JSDoc gives a tag every line up to the next tag, so the closing
-// `MCP tool "…".` line becomes part of the last @param's text.
-test("JSDoc gives each @param only its own description", { todo: 'src/mcp/declarations.rs: tool_declaration writes the `MCP tool "<name>".` line after the @param lines' }, async () => {
+// JSDoc gives a tag every line up to the next tag: nothing may follow the @param lines.
+test("JSDoc gives each @param only its own description", async () => {
   const s = await labSession();
   const source = ts.createSourceFile("lab.d.ts", await readLab(s), ts.ScriptTarget.ES2022, true);
   let tags;
@@ -423,4 +420,16 @@ test("an MCP server in a child process over stdio is reachable from guest code",
   } finally {
     await client.close();
   }
+});
+
+test("resources and prompts are offered only by servers that declare those capabilities", async () => {
+  const s = await labSession([{ name: "docs", client: await docsServer() }]);
+  const v = await run(s, `return {
+    lab: API.read("mcp/schemaLab.d.ts").content, docs: API.read("mcp/docs.d.ts").content,
+    labResources: typeof MCP.schemaLab.resources, docsResources: typeof MCP.docs.resources.list };`);
+  assert.ok(!v.lab.includes("namespace resources") && !v.lab.includes("namespace prompts"), v.lab);
+  assert.ok(v.docs.includes("namespace resources") && v.docs.includes("namespace prompts"), v.docs);
+  assert.equal(v.labResources, "undefined");
+  assert.equal(v.docsResources, "function");
+  await s.close();
 });

@@ -6,13 +6,15 @@ use super::servers::{McpCatalog, McpServer, McpTool};
 use crate::catalog::{declaration_type, param_docs, push_doc_line};
 use serde_json::{json, Map, Value};
 
+/// Interfaces, not type aliases: every server file repeats them so each reads on its own,
+/// and identical interfaces merge where `mcp/index.d.ts` brings the files together.
 const RESULT_TYPES: &str = "\
-type McpToolResult = { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: unknown; isError: boolean };
-type McpResourcesListResult = { resources: unknown[]; nextCursor?: string };
-type McpResourcesReadResult = { contents: unknown[] };
-type McpPromptsListResult = { prompts: unknown[]; nextCursor?: string };
-type McpPromptsGetResult = { messages: unknown[]; description?: string };
-type McpApiHeader = { header: string; tools: Array<{ name: string; toolName: string; description: string }>; schemas?: { [method: string]: unknown } };
+interface McpToolResult { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: unknown; isError: boolean }
+interface McpResourcesListResult { resources: unknown[]; nextCursor?: string }
+interface McpResourcesReadResult { contents: unknown[] }
+interface McpPromptsListResult { prompts: unknown[]; nextCursor?: string }
+interface McpPromptsGetResult { messages: unknown[]; description?: string }
+interface McpApiHeader { header: string; tools: Array<{ name: string; toolName: string; description: string }>; schemas?: { [method: string]: unknown } }
 ";
 
 pub fn server_path(server: &McpServer) -> String {
@@ -88,14 +90,15 @@ fn tool_declaration(tool: &McpTool) -> String {
     for line in tool.description.lines() {
         push_doc_line(&mut doc, line);
     }
+    // Before the tags: JSDoc reads every line after `@param` as part of that tag.
+    push_doc_line(&mut doc, &format!("MCP tool \"{}\".", tool.name));
     let params = param_docs(tool.input_schema.as_ref());
-    if !params.is_empty() && !tool.description.trim().is_empty() {
+    if !params.is_empty() {
         doc.push_str(" *\n");
     }
     for (name, text) in params {
         push_doc_line(&mut doc, &format!("@param input.{name} {text}"));
     }
-    push_doc_line(&mut doc, &format!("MCP tool \"{}\".", tool.name));
     let mut out = String::from("  /**\n");
     for line in doc.lines() {
         out.push_str("  ");
@@ -234,6 +237,16 @@ mod tests {
             .filter(|l| l.trim_end().ends_with("*/"))
             .count();
         assert_eq!(closers, text.matches("/**").count());
+    }
+
+    #[test]
+    fn the_tool_line_comes_before_the_param_tags() {
+        let text = server_dts(&catalog().servers[0], None);
+        let tool_line = text.find("MCP tool \"search_docs\".").unwrap();
+        let first_param = text.find("@param input.query").unwrap();
+        assert!(tool_line < first_param, "{text}");
+        assert!(text.starts_with("interface McpToolResult {"));
+        assert!(!text.contains("type Mcp"));
     }
 
     #[test]
