@@ -40,6 +40,24 @@
     return text === undefined ? null : JSON.parse(text);
   }
 
+  function abortReason() {
+    return new Error("code mode execution aborted");
+  }
+
+  // beforeToolCall may block the call or rewrite its input before the tool runs.
+  async function withPolicy(definition, toolName, callableName, inputJson, callId, ctx) {
+    let input = JSON.parse(inputJson);
+    const decision = await beforeToolCall({ toolName, callableName, input: plainJson(input), callId });
+    if (decision !== null && typeof decision === "object") {
+      if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
+        const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
+        throw new BlockedCall('Tool "' + toolName + '" was blocked before execution: ' + reason);
+      }
+      if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
+    }
+    return definition.execute(input, ctx);
+  }
+
   function invalid(message) {
     const error = new TypeError(message);
     error.code = "invalid_input";
@@ -304,8 +322,12 @@
         });
       }
       const ops = {};
+      // An SDK Client has every method whatever the server supports; the server's declared
+      // capabilities decide, when the client can tell them (duck-typed clients may not).
+      const capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined;
+      const supports = (family) => !isObject(capabilities) || isObject(capabilities[family]);
       const op = (key, method, run) => {
-        if (typeof client[method] === "function") ops[key] = addSurface(name + "." + key, "mcp", run);
+        if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = addSurface(name + "." + key, "mcp", run);
       };
       op("resources.list", "listResources", async (_input, ctx) => ({
         resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources"),
@@ -486,10 +508,13 @@
     invoke(index, surface, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
       const definition = surface ? surfaces[index] : definitions[index];
       const toolName = definition.name;
-      const controller = new AbortController();
-      controllers.set(callId, controller);
-      const started = Date.now();
-      let resumed = false;
+      // Most tools never look at ctx.signal: its AbortController is made on first use
+      // (already aborted if the call was cancelled before that).
+      const call = { controller: null, aborted: false };
+      controllers.set(callId, call);
+      const listening = onEvent !== null;
+      const started = listening ? Date.now() : 0;
+      let paused = false;
       let settled = false;
       const parent = parentCallId === "" ? undefined : parentCallId;
       const ctx = {
@@ -497,9 +522,15 @@
         parentCallId: parent,
         runId,
         sessionId,
-        signal: controller.signal,
+        get signal() {
+          if (call.controller === null) {
+            call.controller = new AbortController();
+            if (call.aborted) call.controller.abort(abortReason());
+          }
+          return call.controller.signal;
+        },
         onUpdate(partial) {
-          if (settled) return;
+          if (settled || onEvent === null) return;
           let value;
           try {
             value = plainJson(partial);
@@ -510,63 +541,66 @@
         },
         pauseBudget() {
           pauseBudget(token);
+          paused = true;
           return () => {
-            if (!resumed) {
-              resumed = true;
+            if (paused) {
+              paused = false;
               resumeBudget(token);
             }
           };
         },
       };
-      emit({ type: "tool_call_start", runId, callId, parentCallId: parent, toolName, callableName, source: definition.source || "openclaw", inputPreview: preview(inputJson) });
+      if (listening) {
+        emit({ type: "tool_call_start", runId, callId, parentCallId: parent, toolName, callableName, source: definition.source || "openclaw", inputPreview: preview(inputJson) });
+      }
       const finish = (ok, text) => {
         if (settled) return;
         settled = true;
         controllers.delete(callId);
-        if (!resumed) {
-          resumed = true;
+        if (paused) {
+          paused = false;
           resumeBudget(token);
         }
-        const end = { type: "tool_call_end", runId, callId, status: ok ? "ok" : controller.signal.aborted ? "cancelled" : "error", durationMs: Date.now() - started };
-        if (ok) end.outputPreview = preview(text);
-        else end.error = preview(text);
-        emit(end);
+        if (onEvent !== null) {
+          const end = { type: "tool_call_end", runId, callId, status: ok ? "ok" : call.aborted ? "cancelled" : "error", durationMs: listening ? Date.now() - started : 0 };
+          if (ok) end.outputPreview = preview(text);
+          else end.error = preview(text);
+          emit(end);
+        }
         done(token, ok, text);
       };
-      Promise.resolve()
-        .then(async () => {
-          let input = JSON.parse(inputJson);
-          if (beforeToolCall !== null) {
-            const decision = await beforeToolCall({ toolName, callableName, input: plainJson(input), callId });
-            if (decision !== null && typeof decision === "object") {
-              if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
-                const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
-                throw new BlockedCall('Tool "' + toolName + '" was blocked before execution: ' + reason);
-              }
-              if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
-            }
-          }
-          return definition.execute(input, ctx);
-        })
-        .then(
-          (value) => {
-            let text;
-            try {
-              text = JSON.stringify(value === undefined ? null : value);
-            } catch (e) {
-              finish(false, "tool returned a value that is not JSON: " + errorText(e));
-              return;
-            }
-            finish(true, text === undefined ? "null" : text);
-          },
-          (error) => finish(false, errorText(error))
-        );
+      const succeed = (value) => {
+        let text;
+        try {
+          text = JSON.stringify(value === undefined ? null : value);
+        } catch (e) {
+          finish(false, "tool returned a value that is not JSON: " + errorText(e));
+          return;
+        }
+        finish(true, text === undefined ? "null" : text);
+      };
+      const fail = (error) => finish(false, errorText(error));
+      // Without a policy hook the tool starts in this tick (one hop fewer per call); a
+      // synchronous throw is still a failed call, never an exception out of invoke.
+      let result;
+      try {
+        result = beforeToolCall === null ? definition.execute(JSON.parse(inputJson), ctx) : withPolicy(definition, toolName, callableName, inputJson, callId, ctx);
+        if (result !== null && typeof result === "object" && typeof result.then === "function") {
+          Promise.resolve(result).then(succeed, fail);
+          return;
+        }
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      succeed(result);
     },
     abort(callId) {
-      const controller = controllers.get(callId);
-      if (controller !== undefined) {
+      const call = controllers.get(callId);
+      if (call !== undefined) {
         controllers.delete(callId);
-        controller.abort(new Error("code mode execution aborted"));
+        call.aborted = true;
+        if (call.controller !== null) call.controller.abort(abortReason());
       }
     },
   };
