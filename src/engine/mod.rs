@@ -12,6 +12,7 @@ pub mod model_tools;
 pub mod output;
 pub mod panic_probe;
 pub mod pool;
+pub mod priority;
 pub mod result;
 pub mod session;
 pub mod store;

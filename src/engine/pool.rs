@@ -107,7 +107,10 @@ fn spawn_worker(index: usize, receiver: Receiver<Job>) {
     let spawned = std::thread::Builder::new()
         .name(format!("codemode-worker-{index}"))
         .stack_size(WORKER_STACK_BYTES)
-        .spawn(move || worker_loop(receiver));
+        .spawn(move || {
+            super::priority::lower_current_thread();
+            worker_loop(receiver)
+        });
     if spawned.is_err() {
         // Fewer workers is degraded but working; the remaining ones drain the queue.
         eprintln!("codemode-native: could not start worker thread {index}");

@@ -28,6 +28,7 @@ fn housekeeper() -> Option<&'static Sender<()>> {
                 .name("codemode-housekeeping".into())
                 .stack_size(super::pool::WORKER_STACK_BYTES)
                 .spawn(move || {
+                    super::priority::lower_current_thread();
                     while receiver.recv().is_ok() {
                         REFILL_REQUESTED.store(false, Ordering::SeqCst);
                         let _ = std::panic::catch_unwind(refill);
