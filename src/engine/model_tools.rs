@@ -87,7 +87,7 @@ Not shell: no commands, no require/import, no Node modules, no fetch or filesyst
 - Lines below read `- name <input> -> <output>`. `-> ?` means the output shape is unknown: return that value unchanged first and compose with it in a later exec; never guess its fields.\n\
 - When a tool is not listed, `await catalog.search(query, {{ limit }})` returns callable tool functions; `await fn.describe()` gives the full schema.\n\
 - `text(value)` and `json(value)` add output; `console.log` works too. `setTimeout`/`clearTimeout` are available.\n\
-- A failed tool call throws an Error with `message`, `code` and `effectStatus: \"unknown\"`: catch it, and inspect what the tool may already have done before retrying.\n\
+- A failed tool call throws a catchable Error (`message`, `code`, `effectStatus`): check what the tool may already have done before retrying.\n\
 - Budget: {} ms of wall clock per exec or wait call; output and the returned value share {} bytes.\n\
 - If the result has `status: \"waiting\"`, call `wait` with its top-level `runId` to continue; never rerun the program.",
         limits.timeout_ms, limits.max_output_bytes
@@ -105,17 +105,17 @@ pub fn exec_parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "code": { "type": "string", "description": "JavaScript or TypeScript source: the body of an async function; `return` the result." },
+            "code": { "type": "string", "description": "Program source (the body of an async function); `return` the result." },
             "language": { "type": "string", "enum": ["javascript", "typescript"], "description": "Defaults to javascript." },
-            "restartSafe": { "type": "boolean", "description": "Leave unset. Only set true when the gateway asks to replay a cell after a restart." }
+            "restartSafe": { "type": "boolean", "description": "Leave unset unless the gateway asks to replay a cell after a restart." }
         },
         "required": ["code"],
         "additionalProperties": false
     })
 }
 
-pub const WAIT_DESCRIPTION: &str = "Continue a code mode program whose exec (or previous wait) result had status \"waiting\". \
-Pass the top-level runId of that result, never a nested tool's id. Only use it for waiting results; it returns the same kind of result as exec.";
+pub const WAIT_DESCRIPTION: &str = "Continue a code mode program whose exec or wait result had status \"waiting\": \
+pass that result's top-level runId, never a nested tool's id. Only for waiting results; returns the same kind of result as exec.";
 
 pub fn wait_parameters() -> Value {
     json!({
