@@ -544,3 +544,20 @@ test('the 65th run that would park fails with too many suspended code mode runs'
   assertWaiting(again);
   await fresh.close();
 });
+
+test('an abort signal that fires after its exec or wait answered leaves the parked run resumable', async () => {
+  const session = makeSession();
+  const execSignal = new AbortController();
+  const first = await run(session, 'await yield_control("a"); await yield_control("b"); return 7', { signal: execSignal.signal });
+  assert.equal(first.status, 'waiting', show(first));
+  // A gateway that aborts its whole turn later: the exec it signalled already answered.
+  execSignal.abort();
+  const waitSignal = new AbortController();
+  const second = await session.wait({ runId: first.runId }, { signal: waitSignal.signal });
+  assert.equal(second.status, 'waiting', show(second));
+  waitSignal.abort();
+  assert.deepEqual(session.runs().map((r) => r.runId), [first.runId]);
+  const last = await session.wait({ runId: first.runId });
+  assert.equal(last.status, 'completed', show(last));
+  assert.equal(last.value, 7);
+});

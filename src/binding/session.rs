@@ -6,7 +6,7 @@ use super::json_text::JsonText;
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
-use crate::engine::cell::{Cell, Event, Responder};
+use crate::engine::cell::{Cell, Responder};
 use crate::engine::model_budget;
 use crate::engine::session::SessionCore;
 use crate::engine::trajectory::preview;
@@ -261,9 +261,10 @@ impl CodeModeSession {
             return Ok(());
         };
         let weak = Arc::downgrade(&cell);
+        let epoch = cell.call_epoch();
         let listener = env.create_function_from_closure("onAbort", move |_ctx| {
             if let Some(cell) = weak.upgrade() {
-                cell.push(Event::Abort);
+                cell.abort_call(epoch);
             }
             Ok(())
         })?;
@@ -462,15 +463,18 @@ impl ObjectFinalize for CodeModeSession {
 /// An abort signal that may fire before its cell exists.
 #[derive(Default)]
 struct AbortGate {
-    state: parking_lot::Mutex<(bool, Option<Weak<Cell>>)>,
+    /// Aborted yet; the cell and the call epoch it was started with, once it exists.
+    state: parking_lot::Mutex<(bool, Option<(Weak<Cell>, u64)>)>,
 }
 
 impl AbortGate {
     fn abort(&self) {
         let mut state = self.state.lock();
         state.0 = true;
-        if let Some(cell) = state.1.as_ref().and_then(Weak::upgrade) {
-            cell.push(Event::Abort);
+        if let Some((cell, epoch)) = state.1.as_ref() {
+            if let Some(cell) = cell.upgrade() {
+                cell.abort_call(*epoch);
+            }
         }
     }
 
@@ -479,7 +483,7 @@ impl AbortGate {
     }
 
     fn attach(&self, cell: &Arc<Cell>) {
-        self.state.lock().1 = Some(Arc::downgrade(cell));
+        self.state.lock().1 = Some((Arc::downgrade(cell), cell.call_epoch()));
     }
 }
 

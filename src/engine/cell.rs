@@ -69,6 +69,11 @@ pub struct Cell {
     scheduled: AtomicBool,
     /// An exec/wait is waiting for this cell's next result. False while parked.
     running: AtomicBool,
+    /// Counts exec/wait calls, so a call's abort signal can name the call it belongs to.
+    call_epoch: std::sync::atomic::AtomicU64,
+    /// Held while `running` goes false on parking and while a call's abort is delivered:
+    /// an abort either reaches its running call or finds it answered, never a parked run.
+    call_gate: Mutex<()>,
     state: Mutex<CellState>,
     book: Arc<Mutex<RunBook>>,
     bridge: std::sync::OnceLock<Arc<CellBridge>>,
@@ -105,6 +110,8 @@ impl Cell {
             arrivals: std::sync::atomic::AtomicUsize::new(0),
             scheduled: AtomicBool::new(false),
             running: AtomicBool::new(false),
+            call_epoch: std::sync::atomic::AtomicU64::new(0),
+            call_gate: Mutex::new(()),
             state: Mutex::new(CellState {
                 phase: Phase::New(source),
                 responder: None,
@@ -144,6 +151,7 @@ impl Cell {
                 return Err(responder);
             }
             state.responder = Some(responder);
+            self.call_epoch.fetch_add(1, Ordering::SeqCst);
             state.metrics.call_started_ns = now_ns();
             self.control.set_deadline_after(budget);
             self.running.store(true, Ordering::SeqCst);
@@ -174,6 +182,21 @@ impl Cell {
             self.schedule();
         }
         Ok(())
+    }
+
+    /// The current exec/wait call (read right after it starts).
+    pub fn call_epoch(&self) -> u64 {
+        self.call_epoch.load(Ordering::SeqCst)
+    }
+
+    /// The abort signal of call `epoch` fired. It aborts only that call while it still
+    /// runs: a signal that fires after its call answered (say, a gateway aborting its
+    /// whole turn) must not poison a run that is now parked, nor a later wait of it.
+    pub fn abort_call(self: &Arc<Self>, epoch: u64) {
+        let _gate = self.call_gate.lock();
+        if self.running.load(Ordering::SeqCst) && self.call_epoch() == epoch {
+            self.push(Event::Abort);
+        }
     }
 
     /// Adds an event; wakes the cell only while someone waits for its result (a parked
@@ -565,6 +588,7 @@ impl Cell {
         }
         let (responder, metrics) = {
             let mut state = self.state.lock();
+            let _gate = self.call_gate.lock();
             self.running.store(false, Ordering::SeqCst);
             (state.responder.take(), state.metrics.clone())
         };
