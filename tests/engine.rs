@@ -439,3 +439,39 @@ fn mixed_leak_probe() {
         );
     }
 }
+
+/// Answers every call at once, on the calling worker: what remains is the engine's own
+/// per-call cost (guest bridge, dispatch, records, settle).
+struct InstantHost;
+
+impl Host for InstantHost {
+    fn call_tool(&self, _call: HostCall, reply: Reply) {
+        reply.ok(r#"{"sum":3}"#.to_string());
+    }
+    fn cancel(&self, _call_id: &str) {}
+}
+
+#[test]
+#[ignore = "timing probe: cargo test --release --test engine nested_call -- --ignored --nocapture"]
+fn timing_probe_of_nested_call_cost() {
+    let mut add = common::tool("add");
+    add.parameters = Some(
+        json!({ "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } }, "required": ["a", "b"], "additionalProperties": false }),
+    );
+    let s = common::session(
+        "probe",
+        json!({ "timeoutMs": 60000 }),
+        vec![add],
+        Arc::new(InstantHost),
+    );
+    let code = "let s = 0;\nfor (let i = 0; i < 20000; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s";
+    let _ = common::exec_within(&s, code, Duration::from_secs(60));
+    let start = std::time::Instant::now();
+    let out = common::exec_within(&s, code, Duration::from_secs(60));
+    println!(
+        "engine cost per nested call: {:.2} us ({})",
+        start.elapsed().as_secs_f64() * 1e6 / 20000.0,
+        out.map(|o| o.to_string().chars().take(80).collect::<String>())
+            .unwrap_or_default()
+    );
+}

@@ -13,6 +13,7 @@
   const stringify = JSON.stringify;
   const PromiseCtor = Promise;
   const promiseThen = Promise.prototype.then;
+  const promiseReject = Promise.reject;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
   const StringCtor = String;
@@ -243,9 +244,15 @@
   // configurable) that builds its handle once, so identity holds across globals,
   // `catalog.search` and `catalog.all()`.
   function makeHandle(name, meta) {
+    // A plain function returning the bridge promise: an async wrapper would add a promise
+    // and two job turns to every call. A synchronous failure still becomes a rejection.
     const handle = {
-      [name]: async function (input) {
-        return bridge("tool", name, input === undefined ? null : input);
+      [name]: function (input) {
+        try {
+          return bridge("tool", name, input === undefined ? null : input);
+        } catch (e) {
+          return apply(promiseReject, PromiseCtor, [e]);
+        }
       },
     }[name];
     for (const key of O.keys(meta)) {
