@@ -279,8 +279,10 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
         }
         13 | 14 | 15 => {
             let mut fields = Vec::new();
-            let mut want = Some(serde_json::Map::new());
-            let mut fails = false;
+            // Per key, the expectation of the field that is serialised: a later field of
+            // the same key replaces an earlier one (a cycle or throwing getter it replaces
+            // no longer fails the object).
+            let mut wanted: Vec<(&str, Expect)> = Vec::new();
             for _ in 0..b.below(4) {
                 let key = b.pick(&KEYS);
                 let (js, e) = guest_value(b, depth + 1);
@@ -291,25 +293,25 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
                 } else {
                     format!("[{quoted}]: {js}")
                 });
-                match (e, want.as_mut()) {
-                    (Expect::Json(v), Some(w)) => {
-                        w.insert(key.into(), v);
-                    }
-                    (Expect::Absent, Some(w)) => {
-                        w.remove(key);
-                    }
-                    (Expect::Fails, _) => fails = true,
-                    _ => {}
-                }
+                wanted.retain(|(k, _)| *k != key);
+                wanted.push((key, e));
             }
             let js = format!("({{ {} }})", fields.join(", "));
-            if fails {
-                return (js, Expect::Fails);
+            let mut want = serde_json::Map::new();
+            for (key, e) in wanted {
+                match e {
+                    Expect::Json(v) => {
+                        want.insert(key.into(), v);
+                    }
+                    Expect::Absent => {}
+                    Expect::Fails => return (js, Expect::Fails),
+                }
             }
-            (js, Expect::Json(Value::Object(want.unwrap_or_default())))
+            (js, Expect::Json(Value::Object(want)))
         }
         16 => {
             let (js, e) = guest_value(b, depth + 1);
+            let e = without_own_to_json(&js, e);
             (format!("({{ toJSON() {{ return {js}; }} }})"), e)
         }
         17 => {
@@ -351,6 +353,19 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
             Expect::Json(json!({})),
         ),
         _ => ("new Array(2)".into(), Expect::Json(json!([null, null]))),
+    }
+}
+
+/// What the value of `js` becomes when `JSON.stringify` does not call its own `toJSON`,
+/// as for a value a `toJSON` returned: `toJSON` is called once per property, never on its
+/// own result. A `toJSON` object (bare or in a proxy) and a `Date` then serialise as
+/// plain objects without enumerable data: `{}`.
+fn without_own_to_json(js: &str, e: Expect) -> Expect {
+    let target = js.strip_prefix("new Proxy(").unwrap_or(js);
+    if target.starts_with("({ toJSON()") || js.starts_with("new Date(") {
+        Expect::Json(json!({}))
+    } else {
+        e
     }
 }
 
@@ -488,4 +503,26 @@ fn run_cell(cell: &str, first_reply: &str) -> Run {
     }
     let run = std::mem::take(&mut *recorder.run.lock());
     run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_json_bridge;
+
+    /// Found by `cargo fuzz run json_bridge`: a `toJSON` returning an object that has its
+    /// own `toJSON` serialises as `{}` (the second `toJSON` is never called), not as what
+    /// the inner `toJSON` returns.
+    #[test]
+    fn to_json_result_is_not_converted_again() {
+        check_json_bridge(&[0x2d, 0x10, 0x10]); // toJSON -> { toJSON -> undefined }
+        check_json_bridge(&[0x2d, 0x10, 0x08, 0x00]); // toJSON -> new Date(0)
+        check_json_bridge(&[0x2d, 0x10, 0x11, 0x10, 0x0a, 0x00]); // toJSON -> proxy of { toJSON -> [] }
+    }
+
+    /// A cycle under a key that a later field of the same key replaces does not fail the
+    /// object: `({ a: <cycle>, a: null })` is `{"a":null}`.
+    #[test]
+    fn a_replaced_field_does_not_fail_the_object() {
+        check_json_bridge(&[0x2d, 0x0d, 0x02, 0x00, 0x13, 0x01, 0x00, 0x01, 0x01]);
+    }
 }
