@@ -273,6 +273,11 @@ attack('Symbol.species on a subclassed Promise cannot hijack the bridge',
   `class Evil extends Promise { static get [Symbol.species]() { return Promise } }
    Object.defineProperty(Promise, Symbol.species, { get() { throw new Error("species trap") } });
    return await echo({ v: await Evil.resolve(5) })`,
+  // Tool calls return intrinsic promises and awaiting them never consults species.
+  completes({ v: 5 }));
+attack('a species trap the guest itself trips on a tool promise fails the cell as a guest error',
+  `Object.defineProperty(Promise, Symbol.species, { get() { throw new Error("species trap") } });
+   return await echo({ v: 1 }).then((r) => r)`,
   (r) => {
     // The guest broke its own promise machinery: a guest failure, never runtime_unavailable.
     assert.equal(r.status, 'failed', show(r));
