@@ -290,8 +290,15 @@ fn bytecode(
                 let module = Module::declare(ctx.clone(), name, format!("export default {source}"))
                     .catch(&ctx)
                     .map_err(|e| format!("{name} does not compile: {e}"))?;
+                // Without source text or debug info: every VM reads this bytecode, the
+                // runtime's frames are dropped from guest stacks anyway, and a guest's
+                // `fn.toString()` on a runtime function must not print the runtime's source.
                 module
-                    .write(WriteOptions::default())
+                    .write(WriteOptions {
+                        strip_source: true,
+                        strip_debug: true,
+                        ..WriteOptions::default()
+                    })
                     .map_err(|e| format!("{name} bytecode: {e}"))
             })
         })
