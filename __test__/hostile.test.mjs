@@ -269,6 +269,12 @@ attack('error stacks show guest frames only, never host paths',
    await new Promise((r) => setTimeout(() => { stacks.push(String(new Error("t").stack)); r() }, 0));
    return stacks.filter((s) => /\\/work\\/|node_modules|\\.node\\b|\\.rs\\b|host_glue|internal\\//.test(s))`,
   completes([]));
+attack('runtime functions print no runtime source through toString',
+  'return [text, json, setTimeout, yield_control, echo, catalog.search, console.log, API.read].map(String)',
+  (r) => {
+    assert.equal(r.status, 'completed', show(r));
+    for (const source of r.value) assert.match(source, /^function [\w$]*\(\) \{\s+\[native code\]\s+\}$/, source);
+  });
 attack('Symbol.species on a subclassed Promise cannot hijack the bridge',
   `class Evil extends Promise { static get [Symbol.species]() { return Promise } }
    Object.defineProperty(Promise, Symbol.species, { get() { throw new Error("species trap") } });
