@@ -236,18 +236,36 @@ fn timing_probe_of_phases() {
         memory_bytes: 64 << 20,
         max_stack_bytes: 1 << 20,
     };
+    let per = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e6 / n as f64;
     let t = std::time::Instant::now();
     for _ in 0..n {
-        let vm = Vm::blank().ok();
-        if let Some(vm) = &vm {
-            bind_null(vm, limits);
-        }
-        drop(vm);
+        let rt = rquickjs::Runtime::new().unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        drop(ctx);
+        drop(rt);
     }
+    println!("bare runtime + full context, new and free: {:.1} us", per(t));
+    // One VM at a time, as the engine does: memory is reused, not touched anew.
+    let (mut blank, mut bind, mut free) = (0.0, 0.0, 0.0);
+    for _ in 0..n {
+        let t = std::time::Instant::now();
+        let Ok(vm) = Vm::blank() else { continue };
+        blank += t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        bind_null(&vm, limits);
+        bind += t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        drop(vm);
+        free += t.elapsed().as_secs_f64();
+    }
+    let us = |total: f64| total * 1e6 / n as f64;
     println!(
-        "vm new: {:.1} us",
-        t.elapsed().as_secs_f64() * 1e6 / n as f64
+        "vm blank (context, natives, prelude) {:.1} us, bind {:.1} us, free {:.1} us",
+        us(blank),
+        us(bind),
+        us(free)
     );
+    let _ = per;
     let t = std::time::Instant::now();
     for _ in 0..n {
         let _ = codemode_native::source::prepare(
