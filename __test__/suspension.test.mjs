@@ -561,3 +561,20 @@ test('an abort signal that fires after its exec or wait answered leaves the park
   assert.equal(last.status, 'completed', show(last));
   assert.equal(last.value, 7);
 });
+
+test('a signal reused across many calls keeps no abort listener once each call has answered', async () => {
+  const { getEventListeners } = await import('node:events');
+  const session = makeSession();
+  const turn = new AbortController();
+  for (let i = 0; i < 20; i++) {
+    const r = await run(session, `return ${i}`, { signal: turn.signal });
+    assert.equal(r.value, i, show(r));
+  }
+  const parked = await run(session, 'await yield_control(); return "later"', { signal: turn.signal });
+  assert.equal(parked.status, 'waiting', show(parked));
+  await sleep(0);
+  assert.equal(getEventListeners(turn.signal, 'abort').length, 0);
+  const pending = session.wait({ runId: parked.runId }, { signal: turn.signal });
+  assert.equal(getEventListeners(turn.signal, 'abort').length, 1, 'the wait in flight listens');
+  assert.equal((await pending).value, 'later');
+});

@@ -496,10 +496,16 @@
         resultBudgetChars: budgetOption(options.resultBudgetChars),
       });
     },
-    onAbort(options, listener) {
+    // The listener belongs to one exec/wait call: it is removed when that call's result
+    // settles, so a signal reused across many calls (one per model turn, say) holds none.
+    onAbort(options, listener, settled) {
       const signal = options && options.signal;
       if (signal && typeof signal.addEventListener === "function") {
         signal.addEventListener("abort", listener, { once: true });
+        if (typeof signal.removeEventListener === "function") {
+          const remove = () => signal.removeEventListener("abort", listener);
+          settled.then(remove, remove);
+        }
       }
     },
     emit(eventJson) {

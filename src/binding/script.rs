@@ -78,7 +78,7 @@ pub fn run_code_mode_script<'env>(
         }),
     );
     let options = Some(options);
-    session.watch_abort(env, &options, cell)?;
+    session.watch_abort(env, &options, cell, &promise)?;
     Ok(promise)
 }
 

@@ -20,8 +20,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
 
-/// `glue.onAbort(options, listener)`.
-type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>)>;
+/// `glue.onAbort(options, listener, resultPromise)`.
+type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>, Object<'a>)>;
 /// `createHost(done, pauseBudget, resumeBudget, mcpLoaded)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
@@ -186,7 +186,7 @@ impl CodeModeSession {
         }
         let cell = start(&self.core, call.call_id, responder);
         self.emit_running(env, &cell, &run_slot)?;
-        self.watch_abort(env, &options, cell)?;
+        self.watch_abort(env, &options, cell, &promise)?;
         Ok(promise)
     }
 
@@ -223,7 +223,7 @@ impl CodeModeSession {
                 Ok(())
             })?;
             let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
-            on_abort.call(FnArgs::from((*options, listener)))?;
+            on_abort.call(FnArgs::from((*options, listener, promise)))?;
         }
         let state: DeferredStart = Arc::new(parking_lot::Mutex::new(Some((start, responder))));
         let core = self.core.clone();
@@ -256,6 +256,7 @@ impl CodeModeSession {
         env: &Env,
         options: &Option<Unknown>,
         cell: Option<Arc<Cell>>,
+        promise: &Object,
     ) -> Result<()> {
         let (Some(options), Some(cell)) = (options, cell) else {
             return Ok(());
@@ -269,7 +270,7 @@ impl CodeModeSession {
             Ok(())
         })?;
         let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
-        on_abort.call(FnArgs::from((*options, listener)))
+        on_abort.call(FnArgs::from((*options, listener, *promise)))
     }
 
     fn aborted_result(&self) -> Value {
