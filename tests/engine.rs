@@ -244,7 +244,10 @@ fn timing_probe_of_phases() {
         drop(ctx);
         drop(rt);
     }
-    println!("bare runtime + full context, new and free: {:.1} us", per(t));
+    println!(
+        "bare runtime + full context, new and free: {:.1} us",
+        per(t)
+    );
     // One VM at a time, as the engine does: memory is reused, not touched anew.
     let (mut blank, mut bind, mut free) = (0.0, 0.0, 0.0);
     for _ in 0..n {

@@ -31,15 +31,11 @@ type GlueFactoryArgs<'a> = FnArgs<(
 )>;
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
 type CoreSlot = Arc<OnceLock<Weak<SessionCore>>>;
-/// A start deferred until MCP tools are loaded: taken once, by the first callback.
-type DeferredStart = Arc<
-    parking_lot::Mutex<
-        Option<(
-            Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>,
-            Responder,
-        )>,
-    >,
->;
+/// Starts a cell (exec or wait) for a call id and a responder.
+type StartFn = Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>;
+/// A start deferred until MCP tools are loaded: taken once, by the first callback, on
+/// the Node thread (so no `Send` is needed).
+type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
 
 /// A code-mode session: a catalog of host tools and the runs (cells) that call them.
 #[napi(custom_finalize)]
@@ -207,7 +203,7 @@ impl CodeModeSession {
         &self,
         env: &'env Env,
         options: Option<Unknown>,
-        start: Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>,
+        start: StartFn,
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
         let (responder, promise, run_slot) = self.deferred_with_status(env)?;
@@ -225,12 +221,13 @@ impl CodeModeSession {
             let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
             on_abort.call(FnArgs::from((*options, listener, promise)))?;
         }
-        let state: DeferredStart = Arc::new(parking_lot::Mutex::new(Some((start, responder))));
+        let state: DeferredStart =
+            std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
         let core = self.core.clone();
         let emit = self.emit.clone();
         let call_id = call.call_id;
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
-            let Some((start, responder)) = state.lock().take() else {
+            let Some((start, responder)) = state.borrow_mut().take() else {
                 return Ok(());
             };
             if gate.is_aborted() || core.is_closed() {
@@ -464,15 +461,21 @@ impl ObjectFinalize for CodeModeSession {
 /// An abort signal that may fire before its cell exists.
 #[derive(Default)]
 struct AbortGate {
-    /// Aborted yet; the cell and the call epoch it was started with, once it exists.
-    state: parking_lot::Mutex<(bool, Option<(Weak<Cell>, u64)>)>,
+    state: parking_lot::Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    aborted: bool,
+    /// The cell and the call epoch it was started with, once it exists.
+    call: Option<(Weak<Cell>, u64)>,
 }
 
 impl AbortGate {
     fn abort(&self) {
         let mut state = self.state.lock();
-        state.0 = true;
-        if let Some((cell, epoch)) = state.1.as_ref() {
+        state.aborted = true;
+        if let Some((cell, epoch)) = state.call.as_ref() {
             if let Some(cell) = cell.upgrade() {
                 cell.abort_call(*epoch);
             }
@@ -480,11 +483,11 @@ impl AbortGate {
     }
 
     fn is_aborted(&self) -> bool {
-        self.state.lock().0
+        self.state.lock().aborted
     }
 
     fn attach(&self, cell: &Arc<Cell>) {
-        self.state.lock().1 = Some((Arc::downgrade(cell), cell.call_epoch()));
+        self.state.lock().call = Some((Arc::downgrade(cell), cell.call_epoch()));
     }
 }
 

@@ -48,12 +48,12 @@ fn virtual_file(path: String, description: String, content: String, with_content
     file
 }
 
-/// The non-tool files: (path, description, renderer).
-fn extra_files<'a>(
-    mcp: &'a McpCatalog,
-    swarm: bool,
-) -> Vec<(String, String, Box<dyn Fn() -> String + 'a>)> {
-    let mut files: Vec<(String, String, Box<dyn Fn() -> String + 'a>)> = Vec::new();
+/// A non-tool file: path, description, and its renderer (run only when it is read).
+type ExtraFile<'a> = (String, String, Box<dyn Fn() -> String + 'a>);
+
+/// The non-tool files.
+fn extra_files<'a>(mcp: &'a McpCatalog, swarm: bool) -> Vec<ExtraFile<'a>> {
+    let mut files: Vec<ExtraFile<'a>> = Vec::new();
     if swarm {
         files.push((
             AGENTS_PATH.into(),

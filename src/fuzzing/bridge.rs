@@ -23,7 +23,7 @@ const META: &str = r#"{"callableName":"echo","toolName":"echo","source":"opencla
 
 pub fn check_json_bridge(data: &[u8]) {
     let mut b = Bytes::new(data);
-    if b.u8() % 4 == 0 {
+    if b.u8().is_multiple_of(4) {
         let text = b.rest();
         let Ok(value) = serde_json::from_slice::<Value>(text) else {
             return;
@@ -243,11 +243,11 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
                 Expect::Json(json!({"0": 1, "1": 2})),
             ),
         },
-        10 | 11 | 12 => {
+        10..=12 => {
             let mut items = Vec::new();
             let mut want = Some(Vec::new());
             for _ in 0..b.below(4) {
-                if b.u8() % 8 == 0 {
+                if b.u8().is_multiple_of(8) {
                     items.push(String::new()); // a hole
                     want = want.map(|mut w| {
                         w.push(Value::Null);
@@ -277,7 +277,7 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
                 want.map_or(Expect::Fails, |w| Expect::Json(Value::Array(w))),
             )
         }
-        13 | 14 | 15 => {
+        13..=15 => {
             let mut fields = Vec::new();
             // Per key, the expectation of the field that is serialised: a later field of
             // the same key replaces an earlier one (a cycle or throwing getter it replaces
@@ -287,7 +287,7 @@ fn guest_value(b: &mut Bytes<'_>, depth: usize) -> (String, Expect) {
                 let key = b.pick(&KEYS);
                 let (js, e) = guest_value(b, depth + 1);
                 let quoted = Value::String(key.into()).to_string();
-                let getter = b.u8() % 6 == 0;
+                let getter = b.u8().is_multiple_of(6);
                 fields.push(if getter {
                     format!("get [{quoted}]() {{ return {js}; }}")
                 } else {

@@ -73,7 +73,7 @@ impl<'a> Bytes<'a> {
     /// A string of at most `max` chars drawn from `alphabet` (one byte per char), or, when
     /// the first byte says so, the chunk's bytes as lossy UTF-8.
     pub fn string(&mut self, max: usize, alphabet: &[&str]) -> String {
-        if self.u8() % 4 == 0 {
+        if self.u8().is_multiple_of(4) {
             return String::from_utf8_lossy(self.chunk(max)).replace('\u{FFFD}', "?");
         }
         let len = self.below(max + 1);

@@ -17,8 +17,11 @@ pub use output::check_output_budget;
 pub use schema::check_schema_render;
 pub use search::check_search;
 
+/// A fuzz target: its name and its check.
+pub type Target = (&'static str, fn(&[u8]));
+
 /// Every target by name, as the fuzz binaries and corpus directories are named.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [Target; 5] = [
     ("front_end", check_front_end),
     ("json_bridge", check_json_bridge),
     ("schema_render", check_schema_render),

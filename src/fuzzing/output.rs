@@ -65,7 +65,7 @@ pub fn check_output_budget(data: &[u8]) {
     let remaining = book.output.remaining();
     let outcome = if b.bool() {
         let value = json_value(&mut b, max, 0);
-        let text = if b.u8() % 16 == 0 {
+        let text = if b.u8().is_multiple_of(16) {
             "not json".to_owned()
         } else {
             value.to_string()

@@ -222,7 +222,7 @@ fn keyword(b: &mut Bytes<'_>, m: &mut Map<String, Value>, depth: usize) {
         ),
         6 => (
             "items",
-            if b.u8() % 8 == 0 {
+            if b.u8().is_multiple_of(8) {
                 json!([schema(b, depth + 1)])
             } else {
                 schema(b, depth + 1)
@@ -245,7 +245,7 @@ fn keyword(b: &mut Bytes<'_>, m: &mut Map<String, Value>, depth: usize) {
             let key = b.pick(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
             (
                 key,
-                if b.u8() % 4 == 0 {
+                if b.u8().is_multiple_of(4) {
                     Value::Bool(b.bool())
                 } else {
                     number(b)

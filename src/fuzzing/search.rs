@@ -116,7 +116,7 @@ fn spec(b: &mut Bytes<'_>) -> ToolSpec {
         } else {
             Source::Openclaw
         },
-        direct_only: b.u8() % 8 == 0,
+        direct_only: b.u8().is_multiple_of(8),
         ..ToolSpec::default()
     };
     if b.bool() {
