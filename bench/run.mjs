@@ -154,7 +154,9 @@ async function makeReference(tools = [addTool], extra = {}) {
 async function makeIvm(tools = [addTool]) {
   const { IsolatedVmPool, loadIsolatedVm } = await import('./peers/isolated-vm-pool.mjs');
   const ivm = loadIsolatedVm();
-  const pool = new IsolatedVmPool({ ivm, tools, size: THREADS, timeoutMs: 30_000, memoryLimitMb: 128 });
+  // One isolate hosts every in-flight context on its core (up to ~128 at 256 in flight), so
+  // its limit is a multiple of the per-cell 128 MB the other sides get.
+  const pool = new IsolatedVmPool({ ivm, tools, size: THREADS, timeoutMs: 30_000, memoryLimitMb: 1024 });
   await withTimeout(pool.ready(), 30_000, 'isolated-vm pool start');
   return { exec: (code) => pool.exec(code), pool, close: () => pool.close() };
 }

@@ -1,6 +1,6 @@
 // Peer: isolated-vm (V8 isolates in-process, each on its own thread while it runs).
 //
-// A pool of warm isolates (size = cores, `memoryLimit` 64 MB each). Every cell gets a FRESH
+// A pool of warm isolates (size = cores; every context of an isolate shares its `memoryLimit`). Every cell gets a FRESH
 // context in the least-loaded isolate (contexts are the cheap unit in isolated-vm; a fresh isolate
 // per cell would cost milliseconds). The guest glue is compiled once per isolate and run in each
 // new context. Tools run on the main thread: a guest tool call is
@@ -46,11 +46,14 @@ export class IsolatedVmPool {
       }
     });
     this.host = host;
-    this.isolates = Array.from({ length: size }, () => {
-      const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-      const script = isolate.compileScriptSync(glue([...this.tools.keys()]));
-      return { isolate, script, inflight: 0 };
-    });
+    this.memoryLimitMb = memoryLimitMb;
+    this.isolates = Array.from({ length: size }, () => ({ ...this.makeIsolate(), inflight: 0 }));
+  }
+
+  makeIsolate() {
+    const isolate = new this.ivm.Isolate({ memoryLimit: this.memoryLimitMb });
+    const script = isolate.compileScriptSync(glue([...this.tools.keys()]));
+    return { isolate, script };
   }
 
   async ready() {
@@ -73,10 +76,13 @@ export class IsolatedVmPool {
       const json = await context.eval(src, { promise: true, timeout: this.timeoutMs, filename: `cell-${this.nextCellId++}.js` });
       return { status: 'completed', value: JSON.parse(json) };
     } catch (err) {
+      // An isolate that hit its memory limit is disposed with every context in it; a real
+      // gateway would start a new one, so the pool does too (the cell itself failed).
+      if (slot.isolate.isDisposed) Object.assign(slot, this.makeIsolate());
       return { status: 'failed', error: String(err?.message ?? err) };
     } finally {
       slot.inflight--;
-      context?.release();
+      if (!context?.isolate?.isDisposed) context?.release();
     }
   }
 
