@@ -570,7 +570,13 @@ fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) 
     } else {
         Value::Null
     };
+    // Null keeps the surfaces code out of the VM altogether (it is loaded only when needed).
+    let surfaces_json = if surfaces.is_empty() && !mcp.is_configured() {
+        Value::Null
+    } else {
+        surfaces.prelude_json()
+    };
     Arc::from(
-        json!({ "tools": tools, "surfaces": surfaces.prelude_json(), "mcp": mcp_tree }).to_string(),
+        json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string(),
     )
 }

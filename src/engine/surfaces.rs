@@ -151,6 +151,11 @@ impl Surfaces {
         self.nodes
     }
 
+    /// No namespace, nodes, skills or Swarm host.
+    pub fn is_empty(&self) -> bool {
+        self.namespaces.is_empty() && !self.nodes && !self.skills && self.swarm.is_none()
+    }
+
     pub fn has_skills(&self) -> bool {
         self.skills
     }

@@ -225,5 +225,11 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
             super::vm::load_web(&ctx, native)
         })?,
     )?;
+    native.set(
+        "loadSurfaces",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, kit: Object<'js>| {
+            super::vm::load_surfaces(&ctx, kit)
+        })?,
+    )?;
     Ok(native)
 }

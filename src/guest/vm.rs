@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 const PRELUDE: &str = include_str!("prelude.js");
 const WEB: &str = include_str!("web.js");
+const SURFACES: &str = include_str!("surfaces.js");
 /// The prelude's internal surface (settle, fire timers, watch the top-level promise),
 /// kept in the runtime's userdata rather than on any object the guest can reach: a guest
 /// must not be able to settle its own pending calls with forged results.
@@ -332,6 +333,16 @@ pub fn load_web<'js>(ctx: &Ctx<'js>, native: Object<'js>) -> rquickjs::Result<Ob
         .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
     let factory = load_default(ctx, bytes)?;
     factory.call((native,))
+}
+
+/// `native.loadSurfaces(kit)`: the installer of host surfaces, loaded only by cells whose
+/// session has a namespace, nodes, skills, Swarm or MCP.
+pub fn load_surfaces<'js>(ctx: &Ctx<'js>, kit: Object<'js>) -> rquickjs::Result<Function<'js>> {
+    static SURFACES_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    let bytes = bytecode(&SURFACES_BYTECODE, "codemode:surfaces", SURFACES)
+        .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
+    let factory = load_default(ctx, bytes)?;
+    factory.call((kit,))
 }
 
 fn runtime_error(ctx: &Ctx<'_>, error: rquickjs::Error) -> StartError {
