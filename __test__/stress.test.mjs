@@ -154,9 +154,13 @@ test('50 sessions × 20 concurrent cells with aborts, closes and expiries all se
   console.log(summary);
   assert.equal(settled.length, SESSIONS * CELLS_PER_SESSION);
   assert.ok(delay.percentile(99) / 1e6 <= MAX_DELAY_MS, `p99 event-loop delay ${ms(delay.percentile(99))} ms`);
-  // KNOWN GAP (reported to the lead, not silently loosened): on the shared 2-core machine the
-  // maximum reached ~66 ms while p99 stayed ~7 ms; the cause (Node-thread work in close(),
-  // cancelRun() dropping VMs, or bursts of result callbacks) is not yet found. Strict mode:
+  // KNOWN GAP (open in issue 8): the maximum. With guest threads at nice 10 the p99 is ~5 ms
+  // and the maximum 12–26 ms on an idle 2-core machine (at equal priority: 88–91 ms). What
+  // remains is not the addon's synchronous calls (each exec/wait/cancelRun/close returns in
+  // < 6 ms). CPU profiles of the longest gaps show native time ("(program)") and the
+  // harness's continuations: most likely bursts of completions (hundreds of cells settling
+  // at a shared 100 ms deadline) delivered in one libuv async pass, each with its JSON.parse
+  // and promise resolution; not yet proven. Strict mode asserts the bound anyway:
   if (process.env.CODEMODE_STRICT_EVENT_LOOP === '1') {
     assert.ok(delay.max / 1e6 <= MAX_DELAY_MS, `the event loop was blocked for ${ms(delay.max)} ms`);
   }
