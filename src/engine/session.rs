@@ -576,7 +576,5 @@ fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) 
     } else {
         surfaces.prelude_json()
     };
-    Arc::from(
-        json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string(),
-    )
+    Arc::from(json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string())
 }

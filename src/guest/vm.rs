@@ -276,10 +276,13 @@ fn internal<'js>(ctx: &Ctx<'js>) -> Option<Object<'js>> {
     ctx.userdata::<Internal>().map(|stored| stored.0.clone())
 }
 
+/// A guest module's bytecode, compiled on first use and kept for the process.
+type ModuleBytecode = OnceLock<Result<Vec<u8>, String>>;
+
 /// A guest module compiled once per process to QuickJS bytecode: loading bytecode is far
 /// cheaper than parsing hundreds of lines of JavaScript for every cell.
 fn bytecode(
-    cache: &'static OnceLock<Result<Vec<u8>, String>>,
+    cache: &'static ModuleBytecode,
     name: &str,
     source: &str,
 ) -> Result<&'static [u8], String> {
@@ -319,30 +322,41 @@ fn load_default<'js>(ctx: &Ctx<'js>, bytes: &'static [u8]) -> rquickjs::Result<F
 }
 
 fn load_prelude<'js>(ctx: &Ctx<'js>) -> Result<Function<'js>, StartError> {
-    static PRELUDE_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    static PRELUDE_BYTECODE: ModuleBytecode = OnceLock::new();
     let bytes = bytecode(&PRELUDE_BYTECODE, PRELUDE_NAME, PRELUDE).map_err(StartError::Runtime)?;
     load_default(ctx, bytes)
         .catch(ctx)
         .map_err(|e| StartError::Runtime(format!("prelude failed to load: {e}")))
 }
 
+/// Loads a lazily used module into this VM and calls its default export with `arg`.
+fn load_lazy<'js, R: rquickjs::FromJs<'js>>(
+    ctx: &Ctx<'js>,
+    cache: &'static ModuleBytecode,
+    (name, source): (&str, &str),
+    arg: Object<'js>,
+) -> rquickjs::Result<R> {
+    let bytes = bytecode(cache, name, source)
+        .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
+    load_default(ctx, bytes)?.call((arg,))
+}
+
 /// `native.loadWeb(native)`: the web globals' classes, built on first use in a VM.
 pub fn load_web<'js>(ctx: &Ctx<'js>, native: Object<'js>) -> rquickjs::Result<Object<'js>> {
-    static WEB_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
-    let bytes = bytecode(&WEB_BYTECODE, "codemode:web", WEB)
-        .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
-    let factory = load_default(ctx, bytes)?;
-    factory.call((native,))
+    static WEB_BYTECODE: ModuleBytecode = OnceLock::new();
+    load_lazy(ctx, &WEB_BYTECODE, ("codemode:web", WEB), native)
 }
 
 /// `native.loadSurfaces(kit)`: the installer of host surfaces, loaded only by cells whose
 /// session has a namespace, nodes, skills, Swarm or MCP.
 pub fn load_surfaces<'js>(ctx: &Ctx<'js>, kit: Object<'js>) -> rquickjs::Result<Function<'js>> {
-    static SURFACES_BYTECODE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
-    let bytes = bytecode(&SURFACES_BYTECODE, "codemode:surfaces", SURFACES)
-        .map_err(|message| rquickjs::Exception::throw_internal(ctx, &message))?;
-    let factory = load_default(ctx, bytes)?;
-    factory.call((kit,))
+    static SURFACES_BYTECODE: ModuleBytecode = OnceLock::new();
+    load_lazy(
+        ctx,
+        &SURFACES_BYTECODE,
+        ("codemode:surfaces", SURFACES),
+        kit,
+    )
 }
 
 fn runtime_error(ctx: &Ctx<'_>, error: rquickjs::Error) -> StartError {
