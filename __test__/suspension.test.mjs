@@ -430,6 +430,21 @@ test('ctx.pauseBudget() stops the clock so a long approval completes in one exec
   assert.equal(r.value, 'approved');
 });
 
+test('every pauseBudget() window closes, so the clock runs again after nested or forgotten pauses', async () => {
+  const s = makeSession({
+    limits: { timeoutMs: 150 },
+    tools: [
+      { name: 'twice', execute: async (input, ctx) => { const a = ctx.pauseBudget(); const b = ctx.pauseBudget(); await sleep(20); a(); b(); a(); return 1; } },
+      { name: 'forgot', execute: async (input, ctx) => { ctx.pauseBudget(); await sleep(20); return 2; } },
+    ],
+  });
+  for (const tool of ['twice', 'forgot']) {
+    const r = await run(s, `await ${tool}(); while (true) {}`);
+    assert.equal(r.status, 'failed', show(r));
+    assert.equal(r.code, 'timeout', show(r));
+  }
+});
+
 // ---------- restartSafe ----------
 
 const RESTART_TOOLS = [

@@ -520,7 +520,9 @@
       controllers.set(callId, call);
       const listening = onEvent !== null;
       const started = listening ? Date.now() : 0;
-      let paused = false;
+      // Open pauseBudget() windows of this call; each resume function closes its own once,
+      // and the call's end closes whatever is still open.
+      let pauses = 0;
       let settled = false;
       const parent = parentCallId === "" ? undefined : parentCallId;
       const ctx = {
@@ -547,10 +549,12 @@
         },
         pauseBudget() {
           pauseBudget(token);
-          paused = true;
+          pauses++;
+          let open = true;
           return () => {
-            if (paused) {
-              paused = false;
+            if (open && pauses > 0) {
+              open = false;
+              pauses--;
               resumeBudget(token);
             }
           };
@@ -563,10 +567,7 @@
         if (settled) return;
         settled = true;
         controllers.delete(callId);
-        if (paused) {
-          paused = false;
-          resumeBudget(token);
-        }
+        for (; pauses > 0; pauses--) resumeBudget(token);
         if (onEvent !== null) {
           const end = { type: "tool_call_end", runId, callId, status: ok ? "ok" : call.aborted ? "cancelled" : "error", durationMs: listening ? Date.now() - started : 0 };
           if (ok) end.outputPreview = preview(text);
