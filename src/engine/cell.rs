@@ -388,10 +388,7 @@ impl Cell {
         let json = outcome?;
         super::panic_probe::maybe_panic(&json, super::panic_probe::RESULT_MARKER);
         // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (SPEC §5: JSON only).
-        let json = match crate::guest::text::well_formed_json(&json) {
-            std::borrow::Cow::Borrowed(_) => json,
-            std::borrow::Cow::Owned(repaired) => repaired,
-        };
+        let json = crate::guest::text::into_well_formed_json(json);
         if let Some(contracts) = contracts {
             contracts.check_output(&json)?;
         }

@@ -2,7 +2,7 @@
 //! integers between the guest and a `Bridge`; the engine implements `Bridge`, so this
 //! module knows nothing about tools, budgets or the host.
 
-use super::text::{well_formed_json, GuestText};
+use super::text::{into_well_formed_json, GuestText};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 use std::sync::Arc;
@@ -63,10 +63,7 @@ fn optional_string<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> Option<String> {
 
 /// Guest JSON text (always from the prelude's `JSON.stringify`) that serde can parse.
 fn json_text(text: GuestText) -> String {
-    match well_formed_json(&text.0) {
-        std::borrow::Cow::Borrowed(_) => text.0,
-        std::borrow::Cow::Owned(repaired) => repaired,
-    }
+    into_well_formed_json(text.0)
 }
 
 impl Bound {

@@ -102,6 +102,14 @@ pub fn well_formed_json(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`well_formed_json`] for an owned string: kept as is unless something was replaced.
+pub fn into_well_formed_json(json: String) -> String {
+    match well_formed_json(&json) {
+        Cow::Borrowed(_) => json,
+        Cow::Owned(repaired) => repaired,
+    }
+}
+
 fn hex_unit(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at + 4)?;
     let text = std::str::from_utf8(digits).ok()?;
