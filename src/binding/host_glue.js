@@ -2,7 +2,7 @@
 // It owns everything that must stay a live JS value: tool definitions (their execute
 // functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
 // to it with JSON strings and small integers only, so no JS object ever crosses threads.
-(function createHost(done, pauseBudget, resumeBudget, mcpLoaded) {
+(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, scheduler) {
   "use strict";
   const definitions = [];
   // Namespace leaves, MCP tools and operations, nodes, skills and Swarm: called like tools
@@ -15,6 +15,11 @@
   const MAX_NAMESPACE_DEPTH = 8;
   const MAX_NAMESPACE_LEAVES = 2000;
   const controllers = new Map();
+  // exec/wait promises by token, settled by a letter from the mailbox: [resolve, owner],
+  // where owner is the JS session, kept reachable meanwhile. While any is pending the
+  // scheduler holds the event loop open (the wake-up function is weak, so an idle session
+  // never does).
+  const results = new Map();
   let beforeToolCall = null;
   let onEvent = null;
   const PREVIEW = 512;
@@ -397,7 +402,49 @@
     }
   }
 
-  return {
+  function settle(token, text, runId, status) {
+    const entry = results.get(token);
+    if (entry === undefined) return;
+    results.delete(token);
+    const resolve = entry[0];
+    scheduler.hold(-1);
+    if (onEvent !== null && runId !== "") emit({ type: "run_status", runId, status });
+    resolve(JSON.parse(text));
+  }
+
+  // One letter from the mailbox (kinds: mailbox.rs, `Letter`); false once it is empty.
+  function take() {
+    const letter = nextLetter();
+    if (letter === null || letter === undefined) return false;
+    switch (letter[0]) {
+      case 0:
+        host.invoke(letter[1], letter[2], letter[3], letter[4], letter[5], letter[6], letter[7], letter[8], letter[9]);
+        break;
+      case 1:
+        host.abort(letter[1]);
+        break;
+      case 2:
+        host.emit(letter[1]);
+        break;
+      case 3:
+        settle(letter[1], letter[2], letter[3], letter[4]);
+        break;
+    }
+    return true;
+  }
+
+  const host = {
+    // Called through the mailbox's wake-up when its first letter arrives.
+    wake() {
+      scheduler.wake(take);
+    },
+    // A pending exec/wait result, settled by `settle`.
+    open(token, owner) {
+      return new Promise((resolve) => {
+        results.set(token, [resolve, owner]);
+        scheduler.hold(1);
+      });
+    },
     normalizeOptions(options) {
       if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
       if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
@@ -611,4 +658,5 @@
       }
     },
   };
+  return host;
 });

@@ -4,9 +4,10 @@
 mod config;
 mod errors;
 mod js_host;
-mod json_text;
+mod mailbox;
 mod options;
 mod redact;
 mod runtime;
+mod scheduler;
 mod script;
 mod session;

@@ -40,7 +40,7 @@ pub fn run_code_mode_script<'env>(
         let session = CodeModeSession::build(env, options, |_| {})?;
         let read: Function<Unknown, String> = glue_fn(&session.glue(env)?, "readScriptOptions")?;
         let script: ScriptOptions = serde_json::from_str(&read.call(options)?).unwrap_or_default();
-        drop(session);
+        session.release(env)?;
         let wall = script
             .wall_clock_ms
             .unwrap_or(DEFAULT_WALL_CLOCK_MS)
@@ -56,10 +56,11 @@ pub fn run_code_mode_script<'env>(
         (script, session)
     };
     let core = session.core().clone();
-    let (respond, promise) = CodeModeSession::deferred(env)?;
+    let (respond, promise, _run) = session.promised(env, None)?;
     if script.aborted {
         core.close();
         respond(early_failure(&CodeModeError::aborted(), core.telemetry()));
+        session.release(env)?;
         return Ok(promise);
     }
     let input = RawExecInput {
@@ -79,6 +80,7 @@ pub fn run_code_mode_script<'env>(
     );
     let options = Some(options);
     session.watch_abort(env, &options, cell, &promise)?;
+    session.release(env)?;
     Ok(promise)
 }
 

@@ -2,7 +2,7 @@
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
 use super::js_host::{JsHost, PendingReplies};
-use super::json_text::JsonText;
+use super::mailbox::{Held, Letter, Mailbox, RunSlot, WakeFn};
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
@@ -22,13 +22,16 @@ const HOST_GLUE: &str = include_str!("host_glue.js");
 
 /// `glue.onAbort(options, listener, resultPromise)`.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>, Object<'a>)>;
-/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded)`.
+/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, scheduler)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
+    Function<'a, (), Option<Letter>>,
+    Object<'a>,
 )>;
+
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
 type CoreSlot = Arc<OnceLock<Weak<SessionCore>>>;
 /// Starts a cell (exec or wait) for a call id and a responder.
@@ -44,6 +47,7 @@ pub struct CodeModeSession {
     /// The glue's `emit`, when the session has an `onEvent` listener: run-status events
     /// are sent from the Node thread so they order with the promise they describe.
     emit: Option<Arc<FunctionRef<String, ()>>>,
+    mailbox: Arc<Mailbox>,
     glue: Option<ObjectRef<false>>,
     session_id: String,
 }
@@ -68,7 +72,8 @@ impl CodeModeSession {
     ) -> Result<Self> {
         let pending = Arc::new(PendingReplies::default());
         let core_slot: CoreSlot = Arc::default();
-        let glue = create_glue(env, &pending, &core_slot)?;
+        let held: Held = Arc::default();
+        let glue = create_glue(env, &pending, &core_slot, &held)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
         let normalized = normalize.call(options)?;
         let (mut config, events) = parse_options(&normalized).map_err(|e| invalid_input(&e))?;
@@ -78,7 +83,8 @@ impl CodeModeSession {
         };
         install_redactor(env, &glue, &redactor)?;
         adjust(&mut config);
-        let host = JsHost::new(&glue, pending, events)?;
+        let mailbox = Arc::new(Mailbox::new(wake_function(&glue, held)?, pending.clone()));
+        let host = JsHost::new(mailbox.clone(), pending, events);
         let session_id = config.scope.session_id.clone();
         let core = match SessionCore::with_redactor(config, Arc::new(host), redactor) {
             Ok(core) => core,
@@ -96,9 +102,19 @@ impl CodeModeSession {
         Ok(CodeModeSession {
             core,
             emit,
+            mailbox,
             glue: Some(glue.create_ref()?),
             session_id,
         })
+    }
+
+    /// Drops a session that never became a JS object (headless scripts): its glue stays
+    /// alive only through what still uses it (the mailbox's wake-up, pending calls).
+    pub(super) fn release(mut self, env: &Env) -> Result<()> {
+        match self.glue.take() {
+            Some(glue) => glue.unref(env),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn core(&self) -> &Arc<SessionCore> {
@@ -120,39 +136,32 @@ impl CodeModeSession {
         }
     }
 
-    /// A deferred promise and the responder that resolves it from any thread.
-    pub(super) fn deferred(env: &Env) -> Result<(Responder, Object<'_>)> {
-        let (deferred, promise): (JsDeferred<JsonText, _>, Object) = env.create_deferred()?;
-        let responder: Responder = Box::new(move |outcome: Value| {
-            let text = outcome.to_string();
-            deferred.resolve(move |_env| Ok(JsonText(text)));
-        });
-        Ok((responder, promise))
-    }
-
-    /// Like `deferred`, and when events are on, emits the run's final `run_status` on the
-    /// Node thread just before the promise settles. The run id is known only once the
-    /// cell exists, hence the slot.
-    fn deferred_with_status<'env>(
+    /// A result promise (opened by the glue) and the responder that settles it from any
+    /// thread through the session's mailbox. When events are on, the glue emits the run's
+    /// final `run_status` just before the promise settles; the run id is known only once
+    /// the cell exists, hence the slot.
+    ///
+    /// `owner` (the JS session object) is kept reachable until the promise settles: a
+    /// session collected mid-run would be closed by its finalizer, aborting the run of a
+    /// caller that still awaits it (`await new CodeModeSession(…).exec(…)`).
+    pub(super) fn promised<'env>(
         &self,
         env: &'env Env,
-    ) -> Result<(Responder, Object<'env>, Arc<std::sync::OnceLock<String>>)> {
-        let (deferred, promise): (JsDeferred<JsonText, _>, Object) = env.create_deferred()?;
-        let run_slot: Arc<std::sync::OnceLock<String>> = Arc::default();
-        let slot = run_slot.clone();
-        let emit = self.emit.clone();
-        let responder: Responder = Box::new(move |outcome: Value| {
-            let status = outcome["status"].as_str().unwrap_or("failed").to_string();
-            let text = outcome.to_string();
-            deferred.resolve(move |env| {
-                if let (Some(emit), Some(run_id)) = (emit, slot.get()) {
-                    let event = serde_json::json!({ "type": "run_status", "runId": run_id, "status": status });
-                    let _ = emit.borrow_back(&env).and_then(|f| f.call(event.to_string()));
-                }
-                Ok(JsonText(text))
-            });
-        });
-        Ok((responder, promise, run_slot))
+        owner: Option<Object<'env>>,
+    ) -> Result<(Responder, Object<'env>, RunSlot)> {
+        let token = self.mailbox.token();
+        let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
+            glue_fn(&self.glue(env)?, "open")?;
+        let promise = open.call(FnArgs::from((token, owner)))?;
+        let run: RunSlot = Arc::default();
+        let settle = Settle {
+            mailbox: self.mailbox.clone(),
+            token,
+            run: run.clone(),
+            sent: false,
+        };
+        let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
+        Ok((responder, promise, run))
     }
 
     /// The shared tail of exec and wait: call options, the result promise, an already
@@ -160,11 +169,12 @@ impl CodeModeSession {
     fn start_call<'env>(
         &self,
         env: &'env Env,
+        owner: Object<'env>,
         options: Option<Unknown>,
         start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
+        let (responder, promise, run_slot) = self.promised(env, Some(owner))?;
         let responder = match model_budget::parse_budget(call.result_budget_chars.as_ref()) {
             Ok(None) => responder,
             Ok(Some(chars)) => model_budget::fitting(&self.core, chars, responder),
@@ -202,11 +212,12 @@ impl CodeModeSession {
     fn start_after_mcp<'env>(
         &self,
         env: &'env Env,
+        owner: Object<'env>,
         options: Option<Unknown>,
         start: StartFn,
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.deferred_with_status(env)?;
+        let (responder, promise, run_slot) = self.promised(env, Some(owner))?;
         if call.aborted {
             responder(self.aborted_result());
             return Ok(promise);
@@ -301,6 +312,7 @@ impl CodeModeSession {
     pub fn exec<'env>(
         &self,
         env: &'env Env,
+        this: This<'env>,
         input: Unknown,
         options: Option<Unknown>,
     ) -> Result<Object<'env>> {
@@ -313,11 +325,12 @@ impl CodeModeSession {
         if self.core.mcp_loading() {
             return self.start_after_mcp(
                 env,
+                this.object,
                 options,
                 Box::new(move |core, call_id, responder| core.exec(raw, call_id, responder)),
             );
         }
-        self.start_call(env, options, |core, call_id, responder| {
+        self.start_call(env, this.object, options, |core, call_id, responder| {
             core.exec(raw, call_id, responder)
         })
     }
@@ -347,6 +360,7 @@ impl CodeModeSession {
     pub fn wait<'env>(
         &self,
         env: &'env Env,
+        this: This<'env>,
         input: Unknown,
         options: Option<Unknown>,
     ) -> Result<Object<'env>> {
@@ -356,7 +370,7 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
-        self.start_call(env, options, |core, _call_id, responder| {
+        self.start_call(env, this.object, options, |core, _call_id, responder| {
             core.wait(run_id, responder)
         })
     }
@@ -533,6 +547,7 @@ fn create_glue<'env>(
     env: &'env Env,
     pending: &Arc<PendingReplies>,
     core_slot: &CoreSlot,
+    held: &Held,
 ) -> Result<Object<'env>> {
     let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
     let done_pending = pending.clone();
@@ -562,5 +577,67 @@ fn create_glue<'env>(
         }
         Ok(())
     })?;
-    factory.call(FnArgs::from((done, pause, resume, mcp_loaded)))
+    let held = held.clone();
+    let take =
+        env.create_function_from_closure("take", move |_ctx| Ok(Mailbox::take_held(&held)))?;
+    factory.call(FnArgs::from((
+        done,
+        pause,
+        resume,
+        mcp_loaded,
+        take,
+        super::scheduler::shared(env)?,
+    )))
+}
+
+/// The glue's `wake()` as a weak threadsafe function: the mailbox's only way into Node.
+fn wake_function(glue: &Object, held: Held) -> Result<WakeFn> {
+    let wake: Function<(), ()> = glue_fn(glue, "wake")?;
+    wake.build_threadsafe_function::<Arc<Mailbox>>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(move |ctx| {
+            *held.lock() = Some(ctx.value);
+            Ok(())
+        })
+}
+
+/// Settles one exec/wait promise through the mailbox.
+struct Settle {
+    mailbox: Arc<Mailbox>,
+    token: u32,
+    run: RunSlot,
+    sent: bool,
+}
+
+impl Settle {
+    fn send(mut self, outcome: &Value) {
+        self.sent = true;
+        self.post(outcome);
+    }
+
+    fn post(&self, outcome: &Value) {
+        let status = outcome["status"].as_str().unwrap_or("failed").to_string();
+        self.mailbox.post(Letter::Settle {
+            token: self.token,
+            text: outcome.to_string(),
+            status,
+            run: self.run.clone(),
+        });
+    }
+}
+
+impl Drop for Settle {
+    /// A responder dropped unanswered would leave its promise pending, and the glue holds
+    /// the event loop open while any is: it settles as an internal error instead.
+    fn drop(&mut self) {
+        if !self.sent {
+            let error =
+                crate::error::CodeModeError::internal("code mode run ended without a result");
+            self.post(&crate::engine::result::early_failure(
+                &error,
+                serde_json::json!({}),
+            ));
+        }
+    }
 }

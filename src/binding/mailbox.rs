@@ -1,0 +1,195 @@
+//! One mailbox per session carries everything bound for the Node thread: tool calls,
+//! aborts, events and settled exec/wait results, in the order workers posted them.
+//!
+//! Why not a threadsafe function (or a napi-rs `JsDeferred`, which is one) per message:
+//! Node's threadsafe function takes a mutex that the Node thread takes too, and wakes Node
+//! while holding it. A guest worker (lower priority) preempted there kept the Node thread
+//! waiting for milliseconds, and every completion arrived as its own callback in one
+//! libuv pass. Here a worker pushes onto a lock-free queue and calls the wake function only
+//! when the box goes from empty to non-empty; the glue then takes letters one at a time in
+//! time slices shared by every session (`scheduler.js`).
+
+use super::js_host::PendingReplies;
+use crate::engine::host::HostCall;
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The glue's `wake()`, called without arguments. Weak: an idle session never keeps Node
+/// alive (the glue holds the loop open while a result is pending). The wake-up carries
+/// the mailbox, so letters in it outlive everything else that held it.
+pub type WakeFn = ThreadsafeFunction<Arc<Mailbox>, (), (), Status, false, true>;
+
+/// The mailbox the glue is taking letters from: set by a wake-up, cleared once the box is
+/// empty. Only the Node thread touches it. Holding the mailbox only while it has letters
+/// matters: the mailbox holds the glue's `wake`, so a lasting reference from the glue back
+/// to it would keep both alive for good.
+pub type Held = Arc<parking_lot::Mutex<Option<Arc<Mailbox>>>>;
+
+/// The run id of an exec/wait, known once its cell exists (set on the Node thread).
+pub type RunSlot = Arc<OnceLock<String>>;
+
+/// What a worker sends to the Node thread.
+pub enum Letter {
+    /// Start a host tool; its answer comes back through `done(token, …)`.
+    Invoke { call: HostCall, token: u32 },
+    /// Abort the host call with this call id.
+    Abort(String),
+    /// An `onEvent` event, as JSON.
+    Event(String),
+    /// Settle the exec/wait promise opened under `token` with a result (JSON).
+    Settle {
+        token: u32,
+        text: String,
+        status: String,
+        run: RunSlot,
+    },
+}
+
+pub struct Mailbox {
+    sender: Sender<Letter>,
+    receiver: Receiver<Letter>,
+    /// Set while a wake-up is on its way or the glue is taking letters: posting then
+    /// needs no wake-up of its own.
+    armed: AtomicBool,
+    wake: WakeFn,
+    next_token: AtomicU32,
+    /// Tool calls to fail if Node can no longer take letters.
+    replies: Arc<PendingReplies>,
+}
+
+impl Mailbox {
+    pub fn new(wake: WakeFn, replies: Arc<PendingReplies>) -> Mailbox {
+        let (sender, receiver) = unbounded();
+        Mailbox {
+            sender,
+            receiver,
+            armed: AtomicBool::new(false),
+            wake,
+            next_token: AtomicU32::new(0),
+            replies,
+        }
+    }
+
+    /// A token for a new exec/wait promise (the glue keys its resolvers by it).
+    pub fn token(&self) -> u32 {
+        self.next_token
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_add(1)
+    }
+
+    /// Any thread. Never blocks on the Node thread.
+    pub fn post(self: &Arc<Self>, letter: Letter) {
+        if self.sender.send(letter).is_err() {
+            return;
+        }
+        // The swap pairs with `take`'s: a letter pushed before it is either taken by the
+        // glue's current round or announced by this wake-up.
+        if self.armed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let status = self
+            .wake
+            .call(self.clone(), ThreadsafeFunctionCallMode::NonBlocking);
+        if status != Status::Ok {
+            // Node is shutting down: nobody will take letters. Fail the tool calls so their
+            // cells end instead of waiting for an answer that cannot come.
+            self.armed.store(false, Ordering::Release);
+            self.strand();
+        }
+    }
+
+    /// Node thread: the next letter, or `None` once the box is empty (it is then disarmed,
+    /// and the next post wakes the glue again).
+    pub fn take(&self) -> Option<Letter> {
+        if let Ok(letter) = self.receiver.try_recv() {
+            return Some(letter);
+        }
+        self.armed.swap(false, Ordering::AcqRel);
+        // A letter posted between the empty read and the disarm found the box armed and
+        // sent no wake-up: take it now, re-arming unless its poster already has.
+        if self.receiver.is_empty() || self.armed.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        self.receiver.try_recv().ok()
+    }
+
+    /// Node thread, for the glue: the next letter of the held mailbox; `None` (and the
+    /// mailbox let go) once it is empty.
+    pub fn take_held(held: &Held) -> Option<Letter> {
+        let mailbox = held.lock().clone()?;
+        let letter = mailbox.take();
+        if letter.is_none() {
+            *held.lock() = None;
+        }
+        letter
+    }
+
+    fn strand(&self) {
+        while let Ok(letter) = self.receiver.try_recv() {
+            if let Letter::Invoke { token, .. } = letter {
+                self.replies
+                    .complete(token, false, "code mode host is unavailable".into());
+            }
+        }
+    }
+}
+
+/// A letter as the glue reads it: `[kind, ...fields]` (kinds in `host_glue.js`, `take`).
+impl ToNapiValue for Letter {
+    unsafe fn to_napi_value(env: sys::napi_env, letter: Self) -> Result<sys::napi_value> {
+        // SAFETY (all calls below): `env` is the live env napi passed in, on its thread.
+        let fields = unsafe {
+            match letter {
+                Letter::Invoke { call, token } => vec![
+                    u32::to_napi_value(env, 0)?,
+                    u32::to_napi_value(env, call.tool_index as u32)?,
+                    bool::to_napi_value(env, call.surface)?,
+                    String::to_napi_value(env, call.callable_name)?,
+                    String::to_napi_value(env, call.input_json)?,
+                    String::to_napi_value(env, call.call_id)?,
+                    String::to_napi_value(env, call.parent_call_id.unwrap_or_default())?,
+                    String::to_napi_value(env, call.run_id)?,
+                    String::to_napi_value(env, call.session_id)?,
+                    u32::to_napi_value(env, token)?,
+                ],
+                Letter::Abort(call_id) => vec![
+                    u32::to_napi_value(env, 1)?,
+                    String::to_napi_value(env, call_id)?,
+                ],
+                Letter::Event(json) => vec![
+                    u32::to_napi_value(env, 2)?,
+                    String::to_napi_value(env, json)?,
+                ],
+                Letter::Settle {
+                    token,
+                    text,
+                    status,
+                    run,
+                } => vec![
+                    u32::to_napi_value(env, 3)?,
+                    u32::to_napi_value(env, token)?,
+                    String::to_napi_value(env, text)?,
+                    String::to_napi_value(env, run.get().cloned().unwrap_or_default())?,
+                    String::to_napi_value(env, status)?,
+                ],
+            }
+        };
+        let mut array = std::ptr::null_mut();
+        // SAFETY: as above; `array` is written by napi before it is read.
+        unsafe {
+            check_status!(sys::napi_create_array_with_length(
+                env,
+                fields.len(),
+                &mut array
+            ))?;
+            for (index, field) in fields.into_iter().enumerate() {
+                check_status!(sys::napi_set_element(env, array, index as u32, field))?;
+            }
+        }
+        Ok(array)
+    }
+}
