@@ -1,7 +1,8 @@
 // Stress (issue 8): 50 sessions × 20 concurrent cells with seeded random aborts, session
 // closes and parked-run expiries. Every promise settles with a documented outcome, no
-// run, cell or timer is left behind, the worker pool keeps its size, and the Node event
-// loop is never blocked for more than 20 ms.
+// run, cell or timer is left behind, the worker pool keeps its size, no call into the
+// addon blocks the event loop for more than 20 ms, and the loop's p99 delay stays under
+// 20 ms (its maximum too under CODEMODE_STRICT_EVENT_LOOP=1; see the end of the test).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -43,6 +44,21 @@ const kinds = [
   ['never', () => 'await never({}); return "unreachable"'],
   ['fan-out', () => 'const r = await Promise.all(Array.from({ length: 24 }, (_, i) => echo({ i }))); return r.length'],
 ];
+
+// The longest synchronous call into the addon, per method: the addon's own share of any
+// event-loop block (results and tool calls reach JS in 4 ms slices, scheduler.js).
+const longestCallMs = { exec: 0, wait: 0, cancelRun: 0, close: 0 };
+function timed(session) {
+  const wrap = (name) => (...args) => {
+    const started = performance.now();
+    try {
+      return session[name](...args);
+    } finally {
+      longestCallMs[name] = Math.max(longestCallMs[name], performance.now() - started);
+    }
+  };
+  return { exec: wrap('exec'), wait: wrap('wait'), cancelRun: wrap('cancelRun'), close: wrap('close') };
+}
 
 const outcomes = new Map();
 function count(label) {
@@ -117,15 +133,16 @@ test('50 sessions × 20 concurrent cells with aborts, closes and expiries all se
       limits: { timeoutMs: 100, snapshotTtlSeconds: 1, memoryLimitBytes: 8 * 1024 * 1024 },
     });
     sessions.push(session);
+    const calls = timed(session);
     let isClosed = false;
     if (rnd() < 0.12) {
       closes++;
       setTimeout(() => {
         isClosed = true;
-        session.close();
+        calls.close();
       }, Math.floor(rnd() * 400));
     }
-    for (let c = 0; c < CELLS_PER_SESSION; c++) cells.push(driveCell(session, rnd, () => isClosed));
+    for (let c = 0; c < CELLS_PER_SESSION; c++) cells.push(driveCell(calls, rnd, () => isClosed));
     // A gateway starts cells as requests arrive, not 1,000 in one synchronous tick.
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -148,19 +165,25 @@ test('50 sessions × 20 concurrent cells with aborts, closes and expiries all se
   assert.ok(stats.workers >= 2 && (before.workers === 0 || stats.workers === before.workers), JSON.stringify(stats));
 
   const ms = (ns) => (ns / 1e6).toFixed(2);
+  const longest = Object.entries(longestCallMs).map(([name, t]) => `${name} ${t.toFixed(2)}`).join(', ');
   const summary = `event-loop delay p50 ${ms(delay.percentile(50))} ms, p99 ${ms(delay.percentile(99))} ms, max ${ms(delay.max)} ms; ` +
+    `longest addon call (ms): ${longest}; ` +
     `${settled.length} cells settled (${closes} sessions closed): ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}`;
   t.diagnostic(summary);
   console.log(summary);
   assert.equal(settled.length, SESSIONS * CELLS_PER_SESSION);
+  for (const [name, t] of Object.entries(longestCallMs)) {
+    assert.ok(t <= MAX_DELAY_MS, `${name}() blocked the event loop for ${t.toFixed(2)} ms`);
+  }
   assert.ok(delay.percentile(99) / 1e6 <= MAX_DELAY_MS, `p99 event-loop delay ${ms(delay.percentile(99))} ms`);
-  // KNOWN GAP (open in issue 8): the maximum. With guest threads at nice 10 the p99 is ~5 ms
-  // and the maximum 12–26 ms on an idle 2-core machine (at equal priority: 88–91 ms). What
-  // remains is not the addon's synchronous calls (each exec/wait/cancelRun/close returns in
-  // < 6 ms). CPU profiles of the longest gaps show native time ("(program)") and the
-  // harness's continuations: most likely bursts of completions (hundreds of cells settling
-  // at a shared 100 ms deadline) delivered in one libuv async pass, each with its JSON.parse
-  // and promise resolution; not yet proven. Strict mode asserts the bound anyway:
+  // KNOWN GAP (open in issue 8): the maximum. On the 2-vCPU CI machine the maximum over 20
+  // runs had a median of 17 ms and exceeded 20 ms in 5 (up to 28 ms); p99 stays at 4-6 ms.
+  // What is left is not the addon's JS-side work (calls above, 4 ms slices): perf shows
+  // the Node thread runnable but waiting for a core held by a worker, in steps of the
+  // kernel tick (4 ms at HZ=250), and V8 scavenges stretched to 10-18 ms while their
+  // helper threads wait the same way. Lock waits (glibc arena locks, threadsafe-function
+  // mutexes) and completion bursts, the earlier causes, are gone (mimalloc, mailbox.rs).
+  // Strict mode asserts the bound anyway:
   if (process.env.CODEMODE_STRICT_EVENT_LOOP === '1') {
     assert.ok(delay.max / 1e6 <= MAX_DELAY_MS, `the event loop was blocked for ${ms(delay.max)} ms`);
   }
