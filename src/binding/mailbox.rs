@@ -15,6 +15,7 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -75,7 +76,7 @@ impl Mailbox {
     }
 
     /// A token for a new exec/wait promise (the glue keys its resolvers by it).
-    pub fn token(&self) -> u32 {
+    fn token(&self) -> u32 {
         self.next_token
             .fetch_add(1, Ordering::Relaxed)
             .wrapping_add(1)
@@ -134,6 +135,60 @@ impl Mailbox {
                 self.replies
                     .complete(token, false, "code mode host is unavailable".into());
             }
+        }
+    }
+}
+
+/// Settles one exec/wait promise through the mailbox.
+pub struct Settle {
+    mailbox: Arc<Mailbox>,
+    token: u32,
+    run: RunSlot,
+    sent: bool,
+}
+
+impl Settle {
+    /// A settle for a new promise; the glue opens it under `token()`.
+    pub fn new(mailbox: &Arc<Mailbox>, run: RunSlot) -> Settle {
+        Settle {
+            mailbox: mailbox.clone(),
+            token: mailbox.token(),
+            run,
+            sent: false,
+        }
+    }
+
+    pub fn token(&self) -> u32 {
+        self.token
+    }
+
+    pub fn send(mut self, outcome: &Value) {
+        self.sent = true;
+        self.post(outcome);
+    }
+
+    fn post(&self, outcome: &Value) {
+        let status = outcome["status"].as_str().unwrap_or("failed").to_string();
+        self.mailbox.post(Letter::Settle {
+            token: self.token,
+            text: outcome.to_string(),
+            status,
+            run: self.run.clone(),
+        });
+    }
+}
+
+impl Drop for Settle {
+    /// A responder dropped unanswered would leave its promise pending, and the glue holds
+    /// the event loop open while any is: it settles as an internal error instead.
+    fn drop(&mut self) {
+        if !self.sent {
+            let error =
+                crate::error::CodeModeError::internal("code mode run ended without a result");
+            self.post(&crate::engine::result::early_failure(
+                &error,
+                serde_json::json!({}),
+            ));
         }
     }
 }

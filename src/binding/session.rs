@@ -2,7 +2,7 @@
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
 use super::js_host::{JsHost, PendingReplies};
-use super::mailbox::{Held, Letter, Mailbox, RunSlot, WakeFn};
+use super::mailbox::{Held, Letter, Mailbox, RunSlot, Settle, WakeFn};
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
@@ -149,17 +149,11 @@ impl CodeModeSession {
         env: &'env Env,
         owner: Option<Object<'env>>,
     ) -> Result<(Responder, Object<'env>, RunSlot)> {
-        let token = self.mailbox.token();
+        let run: RunSlot = Arc::default();
+        let settle = Settle::new(&self.mailbox, run.clone());
         let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
             glue_fn(&self.glue(env)?, "open")?;
-        let promise = open.call(FnArgs::from((token, owner)))?;
-        let run: RunSlot = Arc::default();
-        let settle = Settle {
-            mailbox: self.mailbox.clone(),
-            token,
-            run: run.clone(),
-            sent: false,
-        };
+        let promise = open.call(FnArgs::from((settle.token(), owner)))?;
         let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
         Ok((responder, promise, run))
     }
@@ -600,44 +594,4 @@ fn wake_function(glue: &Object, held: Held) -> Result<WakeFn> {
             *held.lock() = Some(ctx.value);
             Ok(())
         })
-}
-
-/// Settles one exec/wait promise through the mailbox.
-struct Settle {
-    mailbox: Arc<Mailbox>,
-    token: u32,
-    run: RunSlot,
-    sent: bool,
-}
-
-impl Settle {
-    fn send(mut self, outcome: &Value) {
-        self.sent = true;
-        self.post(outcome);
-    }
-
-    fn post(&self, outcome: &Value) {
-        let status = outcome["status"].as_str().unwrap_or("failed").to_string();
-        self.mailbox.post(Letter::Settle {
-            token: self.token,
-            text: outcome.to_string(),
-            status,
-            run: self.run.clone(),
-        });
-    }
-}
-
-impl Drop for Settle {
-    /// A responder dropped unanswered would leave its promise pending, and the glue holds
-    /// the event loop open while any is: it settles as an internal error instead.
-    fn drop(&mut self) {
-        if !self.sent {
-            let error =
-                crate::error::CodeModeError::internal("code mode run ended without a result");
-            self.post(&crate::engine::result::early_failure(
-                &error,
-                serde_json::json!({}),
-            ));
-        }
-    }
 }
