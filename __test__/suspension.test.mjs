@@ -392,6 +392,21 @@ test('close() during an active wait makes that wait return aborted', async () =>
   assertFailed(await waiting, 'aborted', ABORTED);
 });
 
+test('a waiting result still on its way when close() is called settles as aborted', async () => {
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const pending = s.exec({ code: 'text("before"); return await never()' });
+  // Hold the Node thread until the run has parked: its waiting result is then queued for
+  // this thread, which cannot take it before close() runs.
+  const until = Date.now() + 5000;
+  while (s.runs().length === 0 && Date.now() < until);
+  assert.equal(s.runs().length, 1, 'the run parked');
+  await s.close();
+  const r = await pending;
+  assertFailed(r, 'aborted', ABORTED);
+  assert.equal(r.runId, undefined);
+  assert.deepEqual(r.output, [{ type: 'text', text: 'before' }]);
+});
+
 test('runs() describes parked runs and cancelRun() drops one once', async () => {
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
   const parked = await run(s, 'return await never()');

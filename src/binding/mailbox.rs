@@ -56,6 +56,9 @@ pub struct Mailbox {
     /// Set while a wake-up is on its way or the glue is taking letters: posting then
     /// needs no wake-up of its own.
     armed: AtomicBool,
+    /// Set by the session's `close()`: results still in the box then describe runs that
+    /// close dropped.
+    closed: AtomicBool,
     wake: WakeFn,
     next_token: AtomicU32,
     /// Tool calls to fail if Node can no longer take letters.
@@ -69,6 +72,7 @@ impl Mailbox {
             sender,
             receiver,
             armed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             wake,
             next_token: AtomicU32::new(0),
             replies,
@@ -103,9 +107,40 @@ impl Mailbox {
         }
     }
 
+    /// Node thread, from the session's `close()`: from now on no promise settles as
+    /// `waiting` (a run id in it would name a run close dropped).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
     /// Node thread: the next letter, or `None` once the box is empty (it is then disarmed,
     /// and the next post wakes the glue again).
     pub fn take(&self) -> Option<Letter> {
+        self.next().map(|letter| self.after_close(letter))
+    }
+
+    fn after_close(&self, letter: Letter) -> Letter {
+        match letter {
+            Letter::Settle {
+                token,
+                text,
+                status,
+                run,
+            } if status == "waiting" && self.closed.load(Ordering::SeqCst) => {
+                let waiting = serde_json::from_str(&text).unwrap_or(Value::Null);
+                let aborted = crate::engine::result::aborted_after_close(waiting);
+                Letter::Settle {
+                    token,
+                    text: aborted.to_string(),
+                    status: "failed".into(),
+                    run,
+                }
+            }
+            letter => letter,
+        }
+    }
+
+    fn next(&self) -> Option<Letter> {
         if let Ok(letter) = self.receiver.try_recv() {
             return Some(letter);
         }

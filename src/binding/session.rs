@@ -396,6 +396,7 @@ impl CodeModeSession {
     /// Cancels active cells and pending host work, drops this session's parked runs. Idempotent.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        self.mailbox.close();
         self.core.close();
         let (deferred, promise): (JsDeferred<(), _>, Object) = env.create_deferred()?;
         deferred.resolve(|_env| Ok(()));

@@ -129,6 +129,23 @@ pub fn waiting_result(
     Value::Object(out)
 }
 
+/// A `waiting` result that reaches the caller after its session closed. `close()` dropped
+/// the run, so its run id could resume nothing: the caller gets the abort that close
+/// promises, keeping the output and telemetry gathered until the run parked.
+pub fn aborted_after_close(waiting: Outcome) -> Outcome {
+    let error = CodeModeError::aborted();
+    let Value::Object(mut out) = waiting else {
+        return early_failure(&error, json!({}));
+    };
+    for field in ["runId", "reason", "pendingToolCalls"] {
+        out.remove(field);
+    }
+    out.insert("status".into(), json!("failed"));
+    out.insert("error".into(), json!(error.message));
+    out.insert("code".into(), json!(error.code.as_str()));
+    Value::Object(out)
+}
+
 fn attach_common(
     out: &mut Map<String, Value>,
     book: &RunBook,
@@ -143,5 +160,36 @@ fn attach_common(
     let records: Vec<Value> = book.records().map(|r| r.to_json(None)).collect();
     if !records.is_empty() {
         out.insert("nestedCalls".into(), Value::Array(records));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_waiting_result_after_close_becomes_aborted_and_keeps_its_output() {
+        let waiting = json!({
+            "status": "waiting", "runId": "cm_1", "reason": "pending_tools",
+            "pendingToolCalls": [{ "id": "bridge:tool:1", "method": "tool", "toolName": "never" }],
+            "output": [{ "type": "text", "text": "before" }],
+            "telemetry": { "run": { "nestedCalls": 1 } },
+        });
+        let aborted = aborted_after_close(waiting);
+        assert_eq!(
+            aborted,
+            json!({
+                "status": "failed", "error": "code mode execution aborted", "code": "aborted",
+                "output": [{ "type": "text", "text": "before" }],
+                "telemetry": { "run": { "nestedCalls": 1 } },
+            })
+        );
+    }
+
+    #[test]
+    fn an_unreadable_waiting_result_after_close_is_still_aborted() {
+        let aborted = aborted_after_close(Value::Null);
+        assert_eq!(aborted["status"], "failed");
+        assert_eq!(aborted["code"], "aborted");
     }
 }
