@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { native, CodeModeSession, sleep } from './_helpers.mjs';
+import { seededRandom as random } from '../scripts/seeded-random.mjs';
 
 const SESSIONS = 50;
 const CELLS_PER_SESSION = 20;
@@ -17,18 +18,6 @@ const MAX_DELAY_MS = 20;
 // Every cell here may park at once; the default cap of 64 would turn most of the
 // expiry cases into cap failures (that cap has its own test in suspension.test.mjs).
 native.configureCodeModeRuntime({ maxSuspendedRuns: 2000 });
-
-/** mulberry32: a seeded generator, so a failing run can be replayed. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const tools = [
   { name: 'echo', execute: (input) => input },

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { seededRandom as random } from './seeded-random.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -94,18 +95,6 @@ async function drain(session, result) {
   let r = result;
   for (let i = 0; i < 20 && r.status === 'waiting'; i++) r = await session.wait({ runId: r.runId });
   return r;
-}
-
-/** A seeded generator (mulberry32) so a failing soak can be replayed. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const rssMb = () => process.memoryUsage().rss / (1024 * 1024);

@@ -3,20 +3,9 @@
 // Node thread and nothing else computes. It shows what the event loop's delay is on this
 // machine without the addon, for bench/event-loop.mjs. Prints one JSON line.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { seededRandom as random } from '../../scripts/seeded-random.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** mulberry32, as in the stress test. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let runs = 0;
 

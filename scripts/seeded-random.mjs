@@ -1,0 +1,14 @@
+/**
+ * A seeded generator (mulberry32): the stress test, the soak and the event-loop bench draw
+ * the same reproducible mix of cells from it, so a failing run can be replayed.
+ */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
