@@ -608,3 +608,27 @@ test('a signal reused across many calls keeps no abort listener once each call h
   assert.equal(getEventListeners(turn.signal, 'abort').length, 1, 'the wait in flight listens');
   assert.equal((await pending).value, 'later');
 });
+
+test('a signal-like object is honoured, and one that throws from removeEventListener still gets its results', async () => {
+  // A gateway may pass its own EventTarget-shaped signal. Its listener is removed when the
+  // result settles; a throw there must not keep that result from arriving.
+  class BrittleSignal extends EventTarget {
+    aborted = false;
+    removeEventListener() {
+      throw new Error('not removable');
+    }
+  }
+  const session = makeSession({ limits: { timeoutMs: 100 } });
+  const quiet = new BrittleSignal();
+  const done = await run(session, 'return 41 + 1', { signal: quiet });
+  assert.equal(done.value, 42, show(done));
+  const stop = new BrittleSignal();
+  const pending = run(session, 'await new Promise((res) => setTimeout(res, 5000)); return "late"', { signal: stop });
+  setTimeout(() => {
+    stop.aborted = true;
+    stop.dispatchEvent(new Event('abort'));
+  }, 20);
+  assertFailed(await pending, 'aborted', 'code mode execution aborted');
+  const after = await run(session, 'return "healthy"');
+  assert.equal(after.value, 'healthy', show(after));
+});

@@ -2,7 +2,7 @@
 // It owns everything that must stay a live JS value: tool definitions (their execute
 // functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
 // to it with JSON strings and small integers only, so no JS object ever crosses threads.
-(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, scheduler) {
+(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler) {
   "use strict";
   const definitions = [];
   // Namespace leaves, MCP tools and operations, nodes, skills and Swarm: called like tools
@@ -15,8 +15,9 @@
   const MAX_NAMESPACE_DEPTH = 8;
   const MAX_NAMESPACE_LEAVES = 2000;
   const controllers = new Map();
-  // exec/wait promises by token, settled by a letter from the mailbox: [resolve, owner],
-  // where owner is the JS session, kept reachable meanwhile. While any is pending the
+  // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
+  // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
+  // call's abort listener on signal, removed on settling. While any is pending the
   // scheduler holds the event loop open (the wake-up function is weak, so an idle session
   // never does).
   const results = new Map();
@@ -406,10 +407,15 @@
     const entry = results.get(token);
     if (entry === undefined) return;
     results.delete(token);
-    const resolve = entry[0];
+    if (entry.signal !== null) {
+      // A caller's signal-like object may throw here; the result must still arrive.
+      try {
+        entry.signal.removeEventListener("abort", entry.listener);
+      } catch (_) {}
+    }
     scheduler.hold(-1);
     if (onEvent !== null && runId !== "") emit({ type: "run_status", runId, status });
-    resolve(JSON.parse(text));
+    entry.resolve(JSON.parse(text));
   }
 
   // One letter from the mailbox (kinds: mailbox.rs, `Letter`); false once it is empty.
@@ -441,7 +447,7 @@
     // A pending exec/wait result, settled by `settle`.
     open(token, owner) {
       return new Promise((resolve) => {
-        results.set(token, [resolve, owner]);
+        results.set(token, { resolve, owner, signal: null, listener: null });
         scheduler.hold(1);
       });
     },
@@ -543,17 +549,20 @@
         resultBudgetChars: budgetOption(options.resultBudgetChars),
       });
     },
-    // The listener belongs to one exec/wait call: it is removed when that call's result
-    // settles, so a signal reused across many calls (one per model turn, say) holds none.
-    onAbort(options, listener, settled) {
+    // The listener belongs to one exec/wait call: `settle` removes it, so a signal reused
+    // across many calls (one per model turn, say) holds none. Returns whether there is a
+    // signal to listen to.
+    onAbort(options, token) {
       const signal = options && options.signal;
-      if (signal && typeof signal.addEventListener === "function") {
-        signal.addEventListener("abort", listener, { once: true });
-        if (typeof signal.removeEventListener === "function") {
-          const remove = () => signal.removeEventListener("abort", listener);
-          settled.then(remove, remove);
-        }
+      const entry = results.get(token);
+      if (!signal || typeof signal.addEventListener !== "function" || entry === undefined) return false;
+      const listener = () => abortCall(token);
+      signal.addEventListener("abort", listener, { once: true });
+      if (typeof signal.removeEventListener === "function") {
+        entry.signal = signal;
+        entry.listener = listener;
       }
+      return true;
     },
     emit(eventJson) {
       if (onEvent !== null) emit(JSON.parse(eventJson));

@@ -10,6 +10,7 @@
 //! time slices shared by every session (`scheduler.js`).
 
 use super::js_host::PendingReplies;
+use crate::engine::abort_watch::AbortWatches;
 use crate::engine::host::HostCall;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use napi::bindgen_prelude::*;
@@ -63,10 +64,12 @@ pub struct Mailbox {
     next_token: AtomicU32,
     /// Tool calls to fail if Node can no longer take letters.
     replies: Arc<PendingReplies>,
+    /// Abort signals of the promises still to settle, by token.
+    watches: Arc<AbortWatches>,
 }
 
 impl Mailbox {
-    pub fn new(wake: WakeFn, replies: Arc<PendingReplies>) -> Mailbox {
+    pub fn new(wake: WakeFn, replies: Arc<PendingReplies>, watches: Arc<AbortWatches>) -> Mailbox {
         let (sender, receiver) = unbounded();
         Mailbox {
             sender,
@@ -76,7 +79,12 @@ impl Mailbox {
             wake,
             next_token: AtomicU32::new(0),
             replies,
+            watches,
         }
+    }
+
+    pub fn watches(&self) -> &AbortWatches {
+        &self.watches
     }
 
     /// A token for a new exec/wait promise (the glue keys its resolvers by it).
@@ -116,7 +124,11 @@ impl Mailbox {
     /// Node thread: the next letter, or `None` once the box is empty (it is then disarmed,
     /// and the next post wakes the glue again).
     pub fn take(&self) -> Option<Letter> {
-        self.next().map(|letter| self.after_close(letter))
+        let letter = self.next()?;
+        if let Letter::Settle { token, .. } = &letter {
+            self.watches.forget(*token);
+        }
+        Some(self.after_close(letter))
     }
 
     fn after_close(&self, letter: Letter) -> Letter {

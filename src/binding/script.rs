@@ -1,7 +1,8 @@
 //! `runCodeModeScript`: headless automation. One run under a wall clock and a tool-call
 //! budget that drains to completion and never returns `waiting` (SPEC §13).
 
-use super::session::{glue_fn, CodeModeSession};
+use super::session::{glue_fn, CodeModeSession, Promised};
+use crate::engine::abort_watch::AbortTarget;
 use crate::engine::result::early_failure;
 use crate::error::{CodeModeError, ErrorCode};
 use crate::source::{Field, RawExecInput};
@@ -56,7 +57,12 @@ pub fn run_code_mode_script<'env>(
         (script, session)
     };
     let core = session.core().clone();
-    let (respond, promise, _run) = session.promised(env, None)?;
+    let Promised {
+        responder: respond,
+        promise,
+        token,
+        ..
+    } = session.promised(env, None)?;
     if script.aborted {
         core.close();
         respond(early_failure(&CodeModeError::aborted(), core.telemetry()));
@@ -78,8 +84,9 @@ pub fn run_code_mode_script<'env>(
             respond(outcome);
         }),
     );
-    let options = Some(options);
-    session.watch_abort(env, &options, cell, &promise)?;
+    if let Some(cell) = &cell {
+        session.watch_abort(env, &Some(options), token, AbortTarget::call(cell))?;
+    }
     session.release(env)?;
     Ok(promise)
 }

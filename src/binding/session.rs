@@ -6,6 +6,7 @@ use super::mailbox::{Held, Letter, Mailbox, RunSlot, Settle, WakeFn};
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
+use crate::engine::abort_watch::{AbortGate, AbortTarget, AbortWatches};
 use crate::engine::cell::{Cell, Responder};
 use crate::engine::model_budget;
 use crate::engine::session::SessionCore;
@@ -20,15 +21,16 @@ use std::sync::{Arc, OnceLock, Weak};
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
 
-/// `glue.onAbort(options, listener, resultPromise)`.
-type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, Function<'a, (), ()>, Object<'a>)>;
-/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, scheduler)`.
+/// `glue.onAbort(options, token)`: true if it listens to a signal.
+type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
+/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), Option<Letter>>,
+    Function<'a, (), ()>,
     Object<'a>,
 )>;
 
@@ -52,6 +54,15 @@ pub struct CodeModeSession {
     session_id: String,
 }
 
+/// A result promise opened by the glue, with what settles it.
+pub(super) struct Promised<'env> {
+    pub responder: Responder,
+    pub promise: Object<'env>,
+    pub run: RunSlot,
+    /// The promise's key in the glue and in the abort table.
+    pub token: u32,
+}
+
 fn invalid_input(message: &str) -> Error {
     Error::new(Status::InvalidArg, message.to_string())
 }
@@ -73,7 +84,8 @@ impl CodeModeSession {
         let pending = Arc::new(PendingReplies::default());
         let core_slot: CoreSlot = Arc::default();
         let held: Held = Arc::default();
-        let glue = create_glue(env, &pending, &core_slot, &held)?;
+        let watches: Arc<AbortWatches> = Arc::default();
+        let glue = create_glue(env, &pending, &core_slot, &held, &watches)?;
         let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
         let normalized = normalize.call(options)?;
         let (mut config, events) = parse_options(&normalized).map_err(|e| invalid_input(&e))?;
@@ -83,7 +95,11 @@ impl CodeModeSession {
         };
         install_redactor(env, &glue, &redactor)?;
         adjust(&mut config);
-        let mailbox = Arc::new(Mailbox::new(wake_function(&glue, held)?, pending.clone()));
+        let mailbox = Arc::new(Mailbox::new(
+            wake_function(&glue, held)?,
+            pending.clone(),
+            watches,
+        ));
         let host = JsHost::new(mailbox.clone(), pending, events);
         let session_id = config.scope.session_id.clone();
         let core = match SessionCore::with_redactor(config, Arc::new(host), redactor) {
@@ -148,14 +164,20 @@ impl CodeModeSession {
         &self,
         env: &'env Env,
         owner: Option<Object<'env>>,
-    ) -> Result<(Responder, Object<'env>, RunSlot)> {
+    ) -> Result<Promised<'env>> {
         let run: RunSlot = Arc::default();
         let settle = Settle::new(&self.mailbox, run.clone());
+        let token = settle.token();
         let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
             glue_fn(&self.glue(env)?, "open")?;
-        let promise = open.call(FnArgs::from((settle.token(), owner)))?;
+        let promise = open.call(FnArgs::from((token, owner)))?;
         let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
-        Ok((responder, promise, run))
+        Ok(Promised {
+            responder,
+            promise,
+            run,
+            token,
+        })
     }
 
     /// The shared tail of exec and wait: call options, the result promise, an already
@@ -168,7 +190,12 @@ impl CodeModeSession {
         start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.promised(env, Some(owner))?;
+        let Promised {
+            responder,
+            promise,
+            run: run_slot,
+            token,
+        } = self.promised(env, Some(owner))?;
         let responder = match model_budget::parse_budget(call.result_budget_chars.as_ref()) {
             Ok(None) => responder,
             Ok(Some(chars)) => model_budget::fitting(&self.core, chars, responder),
@@ -186,7 +213,9 @@ impl CodeModeSession {
         }
         let cell = start(&self.core, call.call_id, responder);
         self.emit_running(env, &cell, &run_slot)?;
-        self.watch_abort(env, &options, cell, &promise)?;
+        if let Some(cell) = &cell {
+            self.watch_abort(env, &options, token, AbortTarget::call(cell))?;
+        }
         Ok(promise)
     }
 
@@ -211,21 +240,18 @@ impl CodeModeSession {
         start: StartFn,
     ) -> Result<Object<'env>> {
         let call = self.read_call_options(env, &options)?;
-        let (responder, promise, run_slot) = self.promised(env, Some(owner))?;
+        let Promised {
+            responder,
+            promise,
+            run: run_slot,
+            token,
+        } = self.promised(env, Some(owner))?;
         if call.aborted {
             responder(self.aborted_result());
             return Ok(promise);
         }
         let gate: Arc<AbortGate> = Arc::default();
-        if let Some(options) = &options {
-            let listener_gate = gate.clone();
-            let listener = env.create_function_from_closure("onAbort", move |_ctx| {
-                listener_gate.abort();
-                Ok(())
-            })?;
-            let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
-            on_abort.call(FnArgs::from((*options, listener, promise)))?;
-        }
+        self.watch_abort(env, &options, token, AbortTarget::Gate(gate.clone()))?;
         let state: DeferredStart =
             std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
         let core = self.core.clone();
@@ -253,26 +279,25 @@ impl CodeModeSession {
         Ok(promise)
     }
 
+    /// Stops `target` when the call options' signal fires before the promise under
+    /// `token` settles (the glue opened that promise, so it knows the token).
     pub(super) fn watch_abort(
         &self,
         env: &Env,
         options: &Option<Unknown>,
-        cell: Option<Arc<Cell>>,
-        promise: &Object,
+        token: u32,
+        target: AbortTarget,
     ) -> Result<()> {
-        let (Some(options), Some(cell)) = (options, cell) else {
+        let Some(options) = options else {
             return Ok(());
         };
-        let weak = Arc::downgrade(&cell);
-        let epoch = cell.call_epoch();
-        let listener = env.create_function_from_closure("onAbort", move |_ctx| {
-            if let Some(cell) = weak.upgrade() {
-                cell.abort_call(epoch);
-            }
-            Ok(())
-        })?;
-        let on_abort: Function<OnAbortArgs, ()> = glue_fn(&self.glue(env)?, "onAbort")?;
-        on_abort.call(FnArgs::from((*options, listener, *promise)))
+        let on_abort: Function<OnAbortArgs, bool> = glue_fn(&self.glue(env)?, "onAbort")?;
+        // A signal cannot fire while its listener is being added, so registering after is
+        // safe and spares the table an entry for calls without a signal.
+        if on_abort.call(FnArgs::from((*options, token)))? {
+            self.mailbox.watches().watch(token, target);
+        }
+        Ok(())
     }
 
     fn aborted_result(&self) -> Value {
@@ -467,39 +492,6 @@ impl ObjectFinalize for CodeModeSession {
     }
 }
 
-/// An abort signal that may fire before its cell exists.
-#[derive(Default)]
-struct AbortGate {
-    state: parking_lot::Mutex<GateState>,
-}
-
-#[derive(Default)]
-struct GateState {
-    aborted: bool,
-    /// The cell and the call epoch it was started with, once it exists.
-    call: Option<(Weak<Cell>, u64)>,
-}
-
-impl AbortGate {
-    fn abort(&self) {
-        let mut state = self.state.lock();
-        state.aborted = true;
-        if let Some((cell, epoch)) = state.call.as_ref() {
-            if let Some(cell) = cell.upgrade() {
-                cell.abort_call(*epoch);
-            }
-        }
-    }
-
-    fn is_aborted(&self) -> bool {
-        self.state.lock().aborted
-    }
-
-    fn attach(&self, cell: &Arc<Cell>) {
-        self.state.lock().call = Some((Arc::downgrade(cell), cell.call_epoch()));
-    }
-}
-
 fn emit_running(
     emit: &Option<Arc<FunctionRef<String, ()>>>,
     env: &Env,
@@ -543,6 +535,7 @@ fn create_glue<'env>(
     pending: &Arc<PendingReplies>,
     core_slot: &CoreSlot,
     held: &Held,
+    watches: &Arc<AbortWatches>,
 ) -> Result<Object<'env>> {
     let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
     let done_pending = pending.clone();
@@ -575,12 +568,18 @@ fn create_glue<'env>(
     let held = held.clone();
     let take =
         env.create_function_from_closure("take", move |_ctx| Ok(Mailbox::take_held(&held)))?;
+    let watches = watches.clone();
+    let abort = env.create_function_from_closure("abort", move |ctx| {
+        watches.fire(ctx.get(0)?);
+        Ok(())
+    })?;
     factory.call(FnArgs::from((
         done,
         pause,
         resume,
         mcp_loaded,
         take,
+        abort,
         super::scheduler::shared(env)?,
     )))
 }

@@ -1,6 +1,7 @@
 //! The engine: worker pool, cells (runs) and their books, the parked-run store, the
 //! output budget, timers and the host seam.
 
+pub mod abort_watch;
 pub mod api_files;
 pub mod book;
 pub mod cell;
