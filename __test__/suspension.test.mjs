@@ -609,7 +609,7 @@ test('a signal reused across many calls keeps no abort listener once each call h
   assert.equal((await pending).value, 'later');
 });
 
-test('a signal-like object is honoured, and one that throws from removeEventListener still gets its results', async () => {
+test('a signal-like object is honoured, and one whose listener methods throw still gets its results', async () => {
   // A gateway may pass its own EventTarget-shaped signal. Its listener is removed when the
   // result settles; a throw there must not keep that result from arriving.
   class BrittleSignal extends EventTarget {
@@ -629,6 +629,10 @@ test('a signal-like object is honoured, and one that throws from removeEventList
     stop.dispatchEvent(new Event('abort'));
   }, 20);
   assertFailed(await pending, 'aborted', 'code mode execution aborted');
+  // One that cannot even take a listener: the call runs to its result, unabortable.
+  const deaf = { aborted: false, addEventListener() { throw new Error('no listeners'); } };
+  const unheard = await run(session, 'return "answered"', { signal: deaf });
+  assert.equal(unheard.value, 'answered', show(unheard));
   const after = await run(session, 'return "healthy"');
   assert.equal(after.value, 'healthy', show(after));
 });

@@ -557,7 +557,13 @@
       const entry = results.get(token);
       if (!signal || typeof signal.addEventListener !== "function" || entry === undefined) return false;
       const listener = () => abortCall(token);
-      signal.addEventListener("abort", listener, { once: true });
+      // The cell has started: a throwing signal-like object must not turn this exec into
+      // an exception whose run goes on unseen. Its call then just cannot be aborted.
+      try {
+        signal.addEventListener("abort", listener, { once: true });
+      } catch (_) {
+        return false;
+      }
       if (typeof signal.removeEventListener === "function") {
         entry.signal = signal;
         entry.listener = listener;
