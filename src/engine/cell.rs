@@ -557,8 +557,10 @@ impl Cell {
             let outcome = self.session.outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
-        // Freed here, after the caller has its answer.
-        drop(retired);
+        // Freed after the caller has its answer, and at guest priority.
+        if let Phase::Live(vm) = retired {
+            super::reaper::discard(vm);
+        }
     }
 
     fn cancel_deadline(&self) {

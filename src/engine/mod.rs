@@ -14,6 +14,7 @@ pub mod output;
 pub mod panic_probe;
 pub mod pool;
 pub mod priority;
+pub mod reaper;
 pub mod result;
 pub mod session;
 pub mod store;

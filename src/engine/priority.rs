@@ -9,9 +9,21 @@
 #[cfg(target_os = "linux")]
 const GUEST_THREAD_NICE: libc::c_int = 10;
 
+thread_local! {
+    /// Set on threads that run at guest priority (workers, housekeeping, reaping).
+    static GUEST_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is one of ours at guest priority, as opposed to the
+/// gateway's (Node's) threads or the timer thread.
+pub fn is_guest_thread() -> bool {
+    GUEST_THREAD.with(|flag| flag.get())
+}
+
 /// Lowers the priority of the calling thread; best effort (a refusal leaves it as is).
 #[cfg(target_os = "linux")]
 pub fn lower_current_thread() {
+    GUEST_THREAD.with(|flag| flag.set(true));
     // SAFETY: `gettid` has no preconditions, and `setpriority` on the caller's own thread
     // id changes only that thread's nice value; both only return error codes.
     unsafe {
@@ -22,7 +34,9 @@ pub fn lower_current_thread() {
 
 /// Other platforms keep the default priority (their thread-priority APIs differ).
 #[cfg(not(target_os = "linux"))]
-pub fn lower_current_thread() {}
+pub fn lower_current_thread() {
+    GUEST_THREAD.with(|flag| flag.set(true));
+}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
@@ -39,5 +53,17 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(nice, super::GUEST_THREAD_NICE);
+    }
+
+    #[test]
+    fn only_lowered_threads_count_as_guest_threads() {
+        let lowered = std::thread::spawn(|| {
+            super::lower_current_thread();
+            super::is_guest_thread()
+        })
+        .join()
+        .unwrap();
+        assert!(lowered);
+        assert!(!std::thread::spawn(super::is_guest_thread).join().unwrap());
     }
 }
