@@ -41,7 +41,7 @@ const OFFER_CORE_EVERY_NS: u64 = 250_000;
 /// Why: the kernel preempts a running thread only at a wake-up or a scheduler tick (4 ms
 /// at HZ=250). A worker picked while the Node thread was busy (its lower share is paid
 /// in such chunks) then kept the core for a whole tick, and the Node thread, runnable
-/// meanwhile, waited: `perf sched` showed 4 ms turns of a nice-10 worker in the middle of
+/// meanwhile, waited: `perf sched` showed 4 ms turns of a lower-priority worker in the middle of
 /// the stress test's longest event-loop stalls. A yield costs a syscall and returns at
 /// once when nobody else is runnable.
 fn offer_core(now: u64) {
