@@ -55,8 +55,8 @@ function timed(session) {
  * CPU time the hypervisor gave to other guests instead of this VM (the `steal` column of
  * Linux's /proc/stat, in ticks of 10 ms; 0 where there is no such count). While it grows
  * every thread of the VM stands still, whatever the process does: measured on the 2-vCPU
- * CI machine, runs with steal had event-loop maxima of 25-120 ms and single addon calls
- * of 23-70 ms, runs without it at most 11 ms per call.
+ * CI machine, runs with steal had event-loop maxima of 25-130 ms and single addon calls
+ * of 23-70 ms, runs without it at most 7.6 ms per call.
  */
 function stolenTicks() {
   try {
@@ -191,13 +191,15 @@ test('50 sessions × 20 concurrent cells with aborts, closes and expiries all se
   for (const [name, t] of Object.entries(longestCallMs)) {
     assert.ok(t <= MAX_DELAY_MS, `${name}() blocked the event loop for ${t.toFixed(2)} ms`);
   }
-  // KNOWN GAP (open in issue 8): the maximum. On the 2-vCPU CI machine, over 24 runs
-  // without steal the maximum had a median of 15 ms and exceeded 20 ms in 3 (21, 23 and
-  // 32 ms); p99 stays at 3.5-7 ms. What is left is not the addon's JS-side work (calls above, 4 ms
-  // slices): perf shows the Node thread runnable but waiting for a core, in steps of the
-  // kernel tick (4 ms at HZ=250), and V8 scavenges of 5-10 ms whose helper threads wait
-  // the same way. Lock waits (glibc arena locks, threadsafe-function mutexes) and
-  // completion bursts, the earlier causes, are gone (mimalloc, mailbox.rs).
+  // KNOWN GAP (open in issue 8): the maximum. On the 2-vCPU CI machine, over 37 runs
+  // without counted steal the maximum had a median of 11 ms and exceeded 20 ms in 2 (22 and
+  // 32 ms); p99 stays at 2.2-5.4 ms. What is left is not the addon's work on the Node thread
+  // (calls above, 4 ms slices): traced stalls are V8 collections (5-10 ms, with the Node
+  // thread waiting for a core behind the collector's own helper threads) and steal the
+  // counter misses (it counts whole 10 ms ticks, so a run can hide ~9 ms of it). Earlier
+  // causes are gone: lock waits (mimalloc, mailbox.rs), completion bursts (scheduler.js),
+  // 4 ms turns of guest workers (nice 19, guest/control.rs yields), heaps freed on the
+  // Node thread (engine/reaper.rs).
   // Strict mode asserts the bound anyway:
   if (process.env.CODEMODE_STRICT_EVENT_LOOP === '1') {
     assert.ok(delay.max / 1e6 <= MAX_DELAY_MS, `the event loop was blocked for ${ms(delay.max)} ms`);
