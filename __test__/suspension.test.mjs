@@ -633,6 +633,16 @@ test('a signal-like object is honoured, and one whose listener methods throw sti
   const deaf = { aborted: false, addEventListener() { throw new Error('no listeners'); } };
   const unheard = await run(session, 'return "answered"', { signal: deaf });
   assert.equal(unheard.value, 'answered', show(unheard));
+  // Options whose signal getter throws once the call has been read: the same.
+  let reads = 0;
+  const fickle = {
+    get signal() {
+      if (++reads > 1) throw new Error('gone');
+      return undefined;
+    },
+  };
+  const read = await run(session, 'return "read once"', fickle);
+  assert.equal(read.value, 'read once', show(read));
   const after = await run(session, 'return "healthy"');
   assert.equal(after.value, 'healthy', show(after));
 });

@@ -551,24 +551,24 @@
     },
     // The listener belongs to one exec/wait call: `settle` removes it, so a signal reused
     // across many calls (one per model turn, say) holds none. Returns whether there is a
-    // signal to listen to.
+    // signal to listen to. The cell has already started: a throwing options getter or
+    // signal-like object must not turn this exec into an exception while its run goes on
+    // unseen; the call then just cannot be aborted.
     onAbort(options, token) {
-      const signal = options && options.signal;
-      const entry = results.get(token);
-      if (!signal || typeof signal.addEventListener !== "function" || entry === undefined) return false;
-      const listener = () => abortCall(token);
-      // The cell has started: a throwing signal-like object must not turn this exec into
-      // an exception whose run goes on unseen. Its call then just cannot be aborted.
       try {
+        const signal = options && options.signal;
+        const entry = results.get(token);
+        if (!signal || typeof signal.addEventListener !== "function" || entry === undefined) return false;
+        const listener = () => abortCall(token);
         signal.addEventListener("abort", listener, { once: true });
+        if (typeof signal.removeEventListener === "function") {
+          entry.signal = signal;
+          entry.listener = listener;
+        }
+        return true;
       } catch (_) {
         return false;
       }
-      if (typeof signal.removeEventListener === "function") {
-        entry.signal = signal;
-        entry.listener = listener;
-      }
-      return true;
     },
     emit(eventJson) {
       if (onEvent !== null) emit(JSON.parse(eventJson));
