@@ -2,7 +2,7 @@
 // waits) with a pure-JS stand-in for the session: tool calls and results are made on the
 // Node thread and nothing else computes. It shows what the event loop's delay is on this
 // machine without the addon, for bench/event-loop.mjs. Prints one JSON line.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { seededRandom as random } from '../../scripts/seeded-random.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,6 +61,11 @@ async function driveCell(session, rnd) {
 }
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
+let longestGc = 0;
+const collections = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) longestGc = Math.max(longestGc, entry.duration);
+});
+collections.observe({ entryTypes: ['gc'] });
 delay.enable();
 const rnd = random(20261202);
 const cells = [];
@@ -71,5 +76,6 @@ for (let s = 0; s < 50; s++) {
 }
 await Promise.allSettled(cells);
 delay.disable();
+collections.disconnect();
 const ms = (ns) => Number((ns / 1e6).toFixed(2));
-console.log(JSON.stringify({ p99: ms(delay.percentile(99)), max: ms(delay.max) }));
+console.log(JSON.stringify({ p99: ms(delay.percentile(99)), max: ms(delay.max), longestGc: Number(longestGc.toFixed(2)) }));
