@@ -104,6 +104,42 @@ test('ctx carries callId, runId and sessionId', async () => {
   assert.equal(r.nestedCalls?.[0]?.callId, ctx.callId, 'the nested call record uses the same callId');
 });
 
+test('ctx survives destructuring and spreading, and each ctx.signal belongs to its own call', async () => {
+  const seen = {};
+  let release;
+  const started = new Promise((resolve) => { release = resolve; });
+  const s = makeSession({
+    tools: [
+      {
+        name: 'hold',
+        execute: (_input, ctx) => {
+          const { signal, callId } = ctx;
+          seen.hold = { ctx, copy: { ...ctx }, keys: Object.keys(ctx), callId, same: signal === ctx.signal };
+          release();
+          return new Promise((resolve) => signal.addEventListener('abort', () => resolve('stopped')));
+        },
+      },
+      { name: 'quick', execute: (_input, ctx) => { seen.quick = ctx; return 1; } },
+    ],
+  });
+  const controller = new AbortController();
+  const pending = s.exec({ code: 'return await Promise.all([quick(), hold()])' }, { signal: controller.signal });
+  await started;
+  controller.abort();
+  const r = await pending;
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'aborted');
+  const { ctx, copy, keys, callId, same } = seen.hold;
+  assert.deepEqual(keys, ['callId', 'parentCallId', 'runId', 'sessionId', 'signal', 'onUpdate', 'pauseBudget']);
+  assert.equal(callId, ctx.callId);
+  assert.ok(same, 'ctx.signal is one AbortSignal on every read');
+  assert.equal(copy.signal, ctx.signal, 'a spread copy carries the same signal');
+  assert.equal(typeof copy.pauseBudget, 'function');
+  assert.equal(ctx.signal.aborted, true, 'the held call was aborted');
+  assert.equal(seen.quick.signal.aborted, false, 'the call that had already finished was not');
+  assert.notEqual(seen.quick.signal, ctx.signal);
+});
+
 test('every call in a cell gets a distinct callId and the same runId', async () => {
   const ctxs = [];
   const s = makeSession({ tools: [{ name: 'ctx_probe', execute: (input, c) => { ctxs.push(c); return null; } }] });
