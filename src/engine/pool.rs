@@ -144,5 +144,6 @@ fn worker_loop(receiver: Receiver<Job>) {
         // Each job contains its own panic boundary; this one keeps the thread alive if a
         // panic escapes anyway (the job's cell is then failed by its own drop guard).
         let _ = catch_unwind(AssertUnwindSafe(job));
+        super::priority::offer_core();
     }
 }

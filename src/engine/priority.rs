@@ -16,6 +16,37 @@ const GUEST_THREAD_NICE: libc::c_int = 19;
 thread_local! {
     /// Set on threads that run at guest priority (workers, housekeeping, reaping).
     static GUEST_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// When this thread last offered its core (`now_ns` clock).
+    static LAST_OFFER_NS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How long a guest thread works before it offers its core to any thread the kernel
+/// would rather run (the Node thread, at a higher priority).
+const OFFER_CORE_EVERY_NS: u64 = 250_000;
+
+/// Yields the core if this thread has worked `OFFER_CORE_EVERY_NS` since it last did.
+///
+/// Why: the kernel preempts a running thread only at a wake-up or a scheduler tick (4 ms
+/// at HZ=250), and EEVDF lets a thread it just picked finish its slice before a woken one
+/// runs. A worker picked while the Node thread was busy then kept the core for a whole
+/// tick while the Node thread, runnable, waited: `perf sched` showed 4 ms turns of
+/// guest threads in the stress test's longest event-loop stalls. Guest code offers from
+/// the QuickJS interrupt handler; the threads' own loops offer between jobs, since
+/// building, loading and freeing VMs runs no guest code (back to back they made most of
+/// the remaining 1.5-4 ms waits). A yield costs a syscall and returns at once when nobody
+/// else is runnable.
+pub fn offer_core_at(now_ns: u64) {
+    LAST_OFFER_NS.with(|last| {
+        if now_ns.saturating_sub(last.get()) >= OFFER_CORE_EVERY_NS {
+            last.set(now_ns);
+            std::thread::yield_now();
+        }
+    });
+}
+
+/// `offer_core_at` with a fresh clock reading: for a guest thread between two jobs.
+pub fn offer_core() {
+    offer_core_at(crate::guest::control::now_ns());
 }
 
 /// Whether the calling thread is one of ours at guest priority, as opposed to the
@@ -57,6 +88,24 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(nice, super::GUEST_THREAD_NICE);
+    }
+
+    #[test]
+    fn a_thread_offers_its_core_at_most_once_per_interval() {
+        let offers = std::thread::spawn(|| {
+            let last = || super::LAST_OFFER_NS.with(|last| last.get());
+            let start = super::OFFER_CORE_EVERY_NS * 10;
+            super::offer_core_at(start);
+            let first = last();
+            super::offer_core_at(start + super::OFFER_CORE_EVERY_NS - 1);
+            let too_soon = last();
+            super::offer_core_at(start + super::OFFER_CORE_EVERY_NS);
+            (first, too_soon, last())
+        })
+        .join()
+        .unwrap();
+        let start = super::OFFER_CORE_EVERY_NS * 10;
+        assert_eq!(offers, (start, start, start + super::OFFER_CORE_EVERY_NS));
     }
 
     #[test]

@@ -23,6 +23,7 @@ fn reaper() -> Option<&'static Sender<Remains>> {
                     while let Ok(remains) = receiver.recv() {
                         let free = std::panic::AssertUnwindSafe(|| drop(remains));
                         let _ = std::panic::catch_unwind(free);
+                        super::priority::offer_core();
                     }
                 });
             spawned.ok().map(|_| sender)

@@ -45,6 +45,7 @@ fn refill() {
             Ok(vm) => WARM.lock().push(vm),
             Err(_) => return,
         }
+        super::priority::offer_core();
     }
 }
 

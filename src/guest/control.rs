@@ -34,28 +34,6 @@ pub fn instant_of(ns: u64) -> Instant {
     }
 }
 
-/// How long a guest computes before it offers its core to any thread the kernel would
-/// rather run (the Node thread, at a higher priority).
-const OFFER_CORE_EVERY_NS: u64 = 250_000;
-
-/// Why: the kernel preempts a running thread only at a wake-up or a scheduler tick (4 ms
-/// at HZ=250). A worker picked while the Node thread was busy (its lower share is paid
-/// in such chunks) then kept the core for a whole tick, and the Node thread, runnable
-/// meanwhile, waited: `perf sched` showed 4 ms turns of a lower-priority worker in the middle of
-/// the stress test's longest event-loop stalls. A yield costs a syscall and returns at
-/// once when nobody else is runnable.
-fn offer_core(now: u64) {
-    thread_local! {
-        static LAST_OFFER_NS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-    LAST_OFFER_NS.with(|last| {
-        if now.saturating_sub(last.get()) >= OFFER_CORE_EVERY_NS {
-            last.set(now);
-            std::thread::yield_now();
-        }
-    });
-}
-
 #[derive(Debug, Default)]
 pub struct Control {
     abort: AtomicBool,
@@ -112,7 +90,7 @@ impl Control {
             return true;
         }
         let now = now_ns();
-        offer_core(now);
+        crate::engine::priority::offer_core_at(now);
         // A pause only stops the clock while the host waits; guest computation always counts.
         if now >= self.deadline_ns() && self.pauses.lock().open == 0 {
             self.interrupted.store(1, Ordering::SeqCst);
