@@ -199,16 +199,14 @@ test('50 sessions × 20 concurrent cells with aborts, closes and expiries all se
   for (const [name, t] of Object.entries(longestCallMs)) {
     assert.ok(t <= MAX_DELAY_MS, `${name}() blocked the event loop for ${t.toFixed(2)} ms`);
   }
-  // KNOWN GAP (open in issue 8): the maximum. On the 2-vCPU CI machine, over 37 runs
-  // without counted steal the maximum had a median of 11 ms and exceeded 20 ms in 2 (22 and
-  // 32 ms); p99 stays at 2.2-5.4 ms. What is left is not the addon's work on the Node thread
-  // (calls above, 4 ms slices): traced stalls are V8 collections (5-10 ms, with the Node
-  // thread waiting for a core behind the collector's own helper threads) and steal the
-  // counter misses (it counts whole 10 ms ticks, so a run can hide ~9 ms of it). Earlier
-  // causes are gone: lock waits (mimalloc, mailbox.rs), completion bursts (scheduler.js),
-  // 4 ms turns of guest workers (nice 19, guest/control.rs yields), heaps freed on the
-  // Node thread (engine/reaper.rs).
-  // Strict mode asserts the bound anyway:
+  // The maximum itself is reported, and asserted only in strict mode: on the 2-vCPU CI
+  // machine, 25 runs without counted steal had a median of 9 ms and a worst of 15.4 ms
+  // (p99 1.9-6.9 ms over 120 runs), but the counter only sees whole 10 ms ticks of steal,
+  // and a few hidden milliseconds must not fail CI. What is left is V8's collections (4-10
+  // ms; the Node thread also waits behind the collector's helper threads). Causes found
+  // and removed: lock waits (mimalloc, mailbox.rs), completion bursts (scheduler.js), 4 ms
+  // turns of guest threads (nice 19, yields in engine/priority.rs), heaps freed on the Node
+  // thread (engine/reaper.rs), huge-page zeroing on the timer thread (no_thp, lib.rs).
   if (process.env.CODEMODE_STRICT_EVENT_LOOP === '1') {
     assert.ok(delay.max / 1e6 <= MAX_DELAY_MS, `the event loop was blocked for ${ms(delay.max)} ms`);
   }
