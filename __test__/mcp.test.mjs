@@ -433,3 +433,19 @@ test("resources and prompts are offered only by servers that declare those capab
   assert.equal(v.docsResources, "function");
   await s.close();
 });
+
+test("an exec started while MCP tools load keeps its call options: resultBudgetChars fits and a bad one is refused", async () => {
+  // No ready(): both calls are issued while the session is still listing the server's tools.
+  const s = await session();
+  const [fitted, refused] = await Promise.all([
+    s.exec({ code: 'return (await MCP.docs.readFile({ path: "x".repeat(20000) })).content[0].text' }, { resultBudgetChars: 2000 }),
+    s.exec({ code: "return 1" }, { resultBudgetChars: 0 }),
+  ]);
+  assert.equal(fitted.status, "completed", JSON.stringify(fitted).slice(0, 300));
+  assert.ok(JSON.stringify(fitted).length <= 2000, String(JSON.stringify(fitted).length));
+  assert.equal(fitted.value.truncated, true);
+  assert.equal(refused.status, "failed");
+  assert.equal(refused.code, "invalid_input");
+  assert.equal(refused.error, "resultBudgetChars must be a positive integer.");
+  await s.close();
+});

@@ -63,6 +63,14 @@ pub(super) struct Promised<'env> {
     pub token: u32,
 }
 
+/// `open_call`'s outcome.
+enum OpenCall<'env> {
+    /// The promise is already answered: nothing to start.
+    Answered(Object<'env>),
+    /// The caller's call id and the open promise, its responder fitted to the budget.
+    Ready(Option<String>, Promised<'env>),
+}
+
 fn invalid_input(message: &str) -> Error {
     Error::new(Status::InvalidArg, message.to_string())
 }
@@ -180,20 +188,21 @@ impl CodeModeSession {
         })
     }
 
-    /// The shared tail of exec and wait: call options, the result promise, an already
-    /// aborted signal, the `running` event and abort wiring around `start`.
-    fn start_call<'env>(
+    /// What every exec and wait does before its cell starts, now or after the MCP tools
+    /// load: read the call options, open the result promise and fit its responder to
+    /// `resultBudgetChars`. A bad budget or an already aborted signal answers the promise
+    /// at once.
+    fn open_call<'env>(
         &self,
         env: &'env Env,
         owner: Object<'env>,
-        options: Option<Unknown>,
-        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
-    ) -> Result<Object<'env>> {
-        let call = self.read_call_options(env, &options)?;
+        options: &Option<Unknown>,
+    ) -> Result<OpenCall<'env>> {
+        let call = self.read_call_options(env, options)?;
         let Promised {
             responder,
             promise,
-            run: run_slot,
+            run,
             token,
         } = self.promised(env, Some(owner))?;
         let responder = match model_budget::parse_budget(call.result_budget_chars.as_ref()) {
@@ -204,19 +213,43 @@ impl CodeModeSession {
                     &error,
                     self.core.telemetry(),
                 ));
-                return Ok(promise);
+                return Ok(OpenCall::Answered(promise));
             }
         };
         if call.aborted {
             responder(self.aborted_result());
-            return Ok(promise);
+            return Ok(OpenCall::Answered(promise));
         }
-        let cell = start(&self.core, call.call_id, responder);
-        self.emit_running(env, &cell, &run_slot)?;
+        Ok(OpenCall::Ready(
+            call.call_id,
+            Promised {
+                responder,
+                promise,
+                run,
+                token,
+            },
+        ))
+    }
+
+    /// The shared tail of exec and wait: `open_call`, then the `running` event and abort
+    /// wiring around `start`.
+    fn start_call<'env>(
+        &self,
+        env: &'env Env,
+        owner: Object<'env>,
+        options: Option<Unknown>,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
+    ) -> Result<Object<'env>> {
+        let (call_id, opened) = match self.open_call(env, owner, &options)? {
+            OpenCall::Answered(promise) => return Ok(promise),
+            OpenCall::Ready(call_id, opened) => (call_id, opened),
+        };
+        let cell = start(&self.core, call_id, opened.responder);
+        self.emit_running(env, &cell, &opened.run)?;
         if let Some(cell) = &cell {
-            self.watch_abort(env, &options, token, AbortTarget::call(cell))?;
+            self.watch_abort(env, &options, opened.token, AbortTarget::call(cell))?;
         }
-        Ok(promise)
+        Ok(opened.promise)
     }
 
     /// Emits `run_status: running` for a cell that just started or resumed.
@@ -239,24 +272,22 @@ impl CodeModeSession {
         options: Option<Unknown>,
         start: StartFn,
     ) -> Result<Object<'env>> {
-        let call = self.read_call_options(env, &options)?;
+        let (call_id, opened) = match self.open_call(env, owner, &options)? {
+            OpenCall::Answered(promise) => return Ok(promise),
+            OpenCall::Ready(call_id, opened) => (call_id, opened),
+        };
         let Promised {
             responder,
             promise,
             run: run_slot,
             token,
-        } = self.promised(env, Some(owner))?;
-        if call.aborted {
-            responder(self.aborted_result());
-            return Ok(promise);
-        }
+        } = opened;
         let gate: Arc<AbortGate> = Arc::default();
         self.watch_abort(env, &options, token, AbortTarget::Gate(gate.clone()))?;
         let state: DeferredStart =
             std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
         let core = self.core.clone();
         let emit = self.emit.clone();
-        let call_id = call.call_id;
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
             let Some((start, responder)) = state.borrow_mut().take() else {
                 return Ok(());
