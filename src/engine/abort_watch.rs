@@ -30,13 +30,16 @@ impl AbortTarget {
 
     fn fire(&self) {
         match self {
-            AbortTarget::Call { cell, epoch } => {
-                if let Some(cell) = cell.upgrade() {
-                    cell.abort_call(*epoch);
-                }
-            }
+            AbortTarget::Call { cell, epoch } => abort_call(cell, *epoch),
             AbortTarget::Gate(gate) => gate.abort(),
         }
+    }
+}
+
+/// Aborts the call of `epoch` if its cell still exists (a later call on it is untouched).
+fn abort_call(cell: &Weak<Cell>, epoch: u64) {
+    if let Some(cell) = cell.upgrade() {
+        cell.abort_call(epoch);
     }
 }
 
@@ -89,9 +92,7 @@ impl AbortGate {
         let mut state = self.state.lock();
         state.aborted = true;
         if let Some((cell, epoch)) = state.call.as_ref() {
-            if let Some(cell) = cell.upgrade() {
-                cell.abort_call(*epoch);
-            }
+            abort_call(cell, *epoch);
         }
     }
 
