@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-/// Stack of each worker thread; QuickJS's limit is `GUEST_STACK_BYTES`, far below.
+/// Stack of each guest thread (workers, housekeeper, reaper); QuickJS's limit is `GUEST_STACK_BYTES`, far below.
 pub const WORKER_STACK_BYTES: usize = 32 * 1024 * 1024;
 pub const GUEST_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// New cells waiting for a worker beyond this are refused (`runtime_unavailable`).
@@ -103,14 +103,26 @@ impl Pool {
     }
 }
 
-fn spawn_worker(index: usize, receiver: Receiver<Job>) {
-    let spawned = std::thread::Builder::new()
-        .name(format!("codemode-worker-{index}"))
+/// Starts a thread that runs guest work (a worker, the housekeeper, the reaper): the
+/// stack a VM needs, at guest priority.
+pub fn spawn_guest_thread(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(name)
         .stack_size(WORKER_STACK_BYTES)
         .spawn(move || {
             super::priority::lower_current_thread();
-            worker_loop(receiver)
-        });
+            body()
+        })
+        .map(drop)
+}
+
+fn spawn_worker(index: usize, receiver: Receiver<Job>) {
+    let spawned = spawn_guest_thread(format!("codemode-worker-{index}"), move || {
+        worker_loop(receiver)
+    });
     if spawned.is_err() {
         // Fewer workers is degraded but working; the remaining ones drain the queue.
         eprintln!("codemode-native: could not start worker thread {index}");

@@ -15,17 +15,13 @@ fn reaper() -> Option<&'static Sender<Remains>> {
     SENDER
         .get_or_init(|| {
             let (sender, receiver) = unbounded::<Remains>();
-            let spawned = std::thread::Builder::new()
-                .name("codemode-reaper".into())
-                .stack_size(super::pool::WORKER_STACK_BYTES)
-                .spawn(move || {
-                    super::priority::lower_current_thread();
-                    while let Ok(remains) = receiver.recv() {
-                        let free = std::panic::AssertUnwindSafe(|| drop(remains));
-                        let _ = std::panic::catch_unwind(free);
-                        super::priority::offer_core();
-                    }
-                });
+            let spawned = super::pool::spawn_guest_thread("codemode-reaper".into(), move || {
+                while let Ok(remains) = receiver.recv() {
+                    let free = std::panic::AssertUnwindSafe(|| drop(remains));
+                    let _ = std::panic::catch_unwind(free);
+                    super::priority::offer_core();
+                }
+            });
             spawned.ok().map(|_| sender)
         })
         .as_ref()

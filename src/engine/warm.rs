@@ -24,11 +24,8 @@ fn housekeeper() -> Option<&'static Sender<()>> {
     SENDER
         .get_or_init(|| {
             let (sender, receiver) = unbounded::<()>();
-            let spawned = std::thread::Builder::new()
-                .name("codemode-housekeeping".into())
-                .stack_size(super::pool::WORKER_STACK_BYTES)
-                .spawn(move || {
-                    super::priority::lower_current_thread();
+            let spawned =
+                super::pool::spawn_guest_thread("codemode-housekeeping".into(), move || {
                     while receiver.recv().is_ok() {
                         REFILL_REQUESTED.store(false, Ordering::SeqCst);
                         let _ = std::panic::catch_unwind(refill);
