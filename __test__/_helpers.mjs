@@ -45,8 +45,24 @@ export async function hostEval(code) {
   return JSON.parse(JSON.stringify(await new AsyncFunction(code)()));
 }
 
-/** Resolves after `ms` milliseconds (host side). */
+/** Resolves after `ms` milliseconds (host side). Not for synchronisation: use `eventually`. */
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves with `check()`'s first truthy value, polling between event-loop turns; rejects
+ * naming `what` if it is still falsy after `capMs`. The cap only keeps a broken build from
+ * hanging the suite: it is far beyond how long any condition takes on a slow, busy machine,
+ * so no test depends on machine speed.
+ */
+export async function eventually(check, what = 'the condition', capMs = 60_000) {
+  const until = Date.now() + capMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`${what} did not become true within ${capMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
 
 /** A host tool whose promise never settles; `onCall(ctx)` sees each call's context. */
 export function neverTool(name = 'never', onCall = () => {}) {
