@@ -88,6 +88,10 @@ pub mod messages {
         "code mode runtime is busy: the worker queue is full; retry shortly.";
     pub const SESSION_CLOSED: &str = "code mode session is closed.";
 
+    pub fn out_of_memory(limit_bytes: u64) -> String {
+        format!("code mode cell ran out of memory: its limit is {limit_bytes} bytes")
+    }
+
     pub fn language_disabled(language: &str) -> String {
         format!("code mode {language} input is disabled.")
     }

@@ -331,13 +331,36 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     s.close();
     host.answer_all();
 
-    // 6. A timeout while computing, with pending calls and timers.
+    // 6. A timeout while computing, with pending calls and timers. The heap churns but stays
+    // far below its limit, so only the deadline can end the run, however fast the machine.
     let s = session("drop-timeout", json!({ "timeoutMs": 200 }), host.clone());
     let timed_out = exec(
         &s,
-        "held({}); setTimeout(() => 1, 3600000); const keep = []; for (;;) keep.push([keep.length])",
+        "held({}); setTimeout(() => 1, 3600000); const keep = []; \
+         for (;;) { keep.push([keep.length]); if (keep.length > 10000) keep.length = 0 }",
     );
     assert_eq!(timed_out["code"], "timeout", "{timed_out}");
+    host.answer_all();
+
+    // 6b. Out of memory with pending calls and timers fails the run at once; it never parks.
+    // The deadline is far away, so only the memory limit can end the run.
+    let s = session(
+        "drop-memory",
+        json!({ "timeoutMs": 60_000, "memoryLimitBytes": 16 << 20 }),
+        host.clone(),
+    );
+    let exhausted = exec(
+        &s,
+        "held({}); setTimeout(() => 1, 3600000); const keep = []; for (;;) keep.push([keep.length])",
+    );
+    assert_eq!(exhausted["status"], "failed", "{exhausted}");
+    assert!(
+        exhausted["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("ran out of memory")),
+        "{exhausted}"
+    );
+    assert!(s.runs().is_empty(), "the failed run is not parked");
     host.answer_all();
 
     // 7. A session dropped without close while a run is parked: the store still owns the

@@ -320,7 +320,9 @@ impl Cell {
         .map_err(|e| start_error(e, self.language))?;
         match vm.start(&js, self.language.user_file()) {
             Ok(()) => Ok(vm),
-            // Interrupted while running synchronously: the turn's verdict reports it.
+            // Out of memory while compiling or running synchronously, or interrupted: the
+            // turn's verdict reports it.
+            Err(_) if vm.memory_exhausted() => Ok(vm),
             Err(StartError::Runtime(_)) if self.control.interrupt() != Interrupt::None => Ok(vm),
             Err(error) => Err(start_error(error, self.language)),
         }
@@ -418,9 +420,15 @@ impl Cell {
     }
 
     fn verdict(&self, vm: &Vm) -> Verdict {
+        // Whatever the guest caught and whatever calls are still out: a heap that hit its
+        // limit may be in any state, so the run ends here instead of parking.
+        if vm.memory_exhausted() {
+            return Verdict::Finish(Err(self.out_of_memory()));
+        }
         match self.control.interrupt() {
             Interrupt::Deadline => return Verdict::Finish(Err(CodeModeError::timeout())),
             Interrupt::Abort => return Verdict::Finish(Err(CodeModeError::aborted())),
+            Interrupt::Memory => return Verdict::Finish(Err(self.out_of_memory())),
             Interrupt::None => {}
         }
         if self.control.is_aborted() {
@@ -482,9 +490,16 @@ impl Cell {
         match self.control.interrupt() {
             Interrupt::Deadline => return Some(Verdict::Finish(Err(CodeModeError::timeout()))),
             Interrupt::Abort => return Some(Verdict::Finish(Err(CodeModeError::aborted()))),
+            Interrupt::Memory => return Some(Verdict::Finish(Err(self.out_of_memory()))),
             Interrupt::None => {}
         }
         rejection.map(|text| Verdict::Finish(Err(self.guest_failure(&text, vm))))
+    }
+
+    fn out_of_memory(&self) -> CodeModeError {
+        CodeModeError::internal(messages::out_of_memory(
+            self.session.limits().memory_limit_bytes,
+        ))
     }
 
     /// The heap came within a quarter of its limit during this run. Peak, not current use:

@@ -5,7 +5,7 @@
 //! makes the heap size an O(1) read (a parked run's size is checked on every park).
 
 use rquickjs::allocator::{Allocator, RustAllocator};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Bytes in use and the limit, shared between the allocator and the VM that owns it.
@@ -15,6 +15,9 @@ pub struct HeapMeter {
     /// Highest `used` since the last `reset_peak`.
     peak: AtomicUsize,
     limit: AtomicUsize,
+    /// An allocation was refused by the limit since the VM was bound: the guest hit its
+    /// memory limit, whatever it did with the error QuickJS raised.
+    exhausted: AtomicBool,
 }
 
 impl HeapMeter {
@@ -23,6 +26,7 @@ impl HeapMeter {
             used: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             limit: AtomicUsize::new(usize::MAX),
+            exhausted: AtomicBool::new(false),
         })
     }
 
@@ -41,6 +45,12 @@ impl HeapMeter {
 
     pub fn set_limit(&self, limit: usize) {
         self.limit.store(limit, Ordering::Relaxed);
+        self.exhausted.store(false, Ordering::Relaxed);
+    }
+
+    /// True once an allocation was refused because it would pass the limit.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(Ordering::Relaxed)
     }
 
     /// Reserves `bytes`; false (and nothing reserved) if that would pass the limit.
@@ -49,6 +59,7 @@ impl HeapMeter {
         let mut current = self.used.load(Ordering::Relaxed);
         loop {
             let Some(next) = current.checked_add(bytes).filter(|n| *n <= limit) else {
+                self.exhausted.store(true, Ordering::Relaxed);
                 return false;
             };
             match self.used.compare_exchange_weak(
@@ -189,8 +200,10 @@ mod tests {
         assert!(!small.is_null());
         let used = meter.used();
         assert!(used >= 100);
+        assert!(!meter.exhausted());
         assert!(allocator.alloc(4096).is_null());
         assert_eq!(meter.used(), used);
+        assert!(meter.exhausted(), "a refused allocation is remembered");
         // SAFETY: `small` came from this allocator.
         unsafe { allocator.dealloc(small) };
         assert_eq!(meter.used(), 0);

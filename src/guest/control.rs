@@ -13,6 +13,8 @@ pub enum Interrupt {
     None,
     Deadline,
     Abort,
+    /// The VM's heap refused an allocation: the cell fails whatever the guest caught.
+    Memory,
 }
 
 /// Nanoseconds since the process epoch; a u64 fits centuries.
@@ -103,8 +105,15 @@ impl Control {
         match self.interrupted.load(Ordering::SeqCst) {
             1 => Interrupt::Deadline,
             2 => Interrupt::Abort,
+            3 => Interrupt::Memory,
             _ => Interrupt::None,
         }
+    }
+
+    /// The heap hit its limit: stops the guest at its next interrupt check.
+    pub fn memory_exhausted(&self) -> bool {
+        self.interrupted.store(3, Ordering::SeqCst);
+        true
     }
 
     /// Opens a pause window (`ctx.pauseBudget()`).

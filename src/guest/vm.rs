@@ -88,11 +88,14 @@ impl Vm {
             .map_err(|e| StartError::Runtime(e.to_string()))?;
         let control: Arc<parking_lot::Mutex<Option<Arc<Control>>>> = Arc::default();
         let interrupt_control = control.clone();
+        let interrupt_meter = meter.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
-            interrupt_control
-                .lock()
-                .as_ref()
-                .is_some_and(|control| control.should_interrupt())
+            interrupt_control.lock().as_ref().is_some_and(|control| {
+                if interrupt_meter.exhausted() {
+                    return control.memory_exhausted();
+                }
+                control.should_interrupt()
+            })
         })));
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             |ctx, promise, reason, handled| {
@@ -225,6 +228,11 @@ impl Vm {
     /// Bytes QuickJS has allocated for this VM (exact, O(1)).
     pub fn heap_bytes(&self) -> u64 {
         self.meter.used() as u64
+    }
+
+    /// An allocation was refused by the memory limit since the VM was bound.
+    pub fn memory_exhausted(&self) -> bool {
+        self.meter.exhausted()
     }
 
     /// The most this VM's heap held since it was bound to its cell.
