@@ -179,6 +179,16 @@ test('an invalid URL throws a TypeError', async () => {
   );
 });
 
+test('URL.canParse answers as WHATWG does, with and without a base', async () => {
+  const code = `return [
+    URL.canParse("nope"), URL.canParse(""), URL.canParse("https://ex.com/a"),
+    URL.canParse("/a", "https://ex.com"), URL.canParse("/a", "not a base"), URL.canParse("a", undefined),
+  ];`;
+  const v = await value(code);
+  assert.deepEqual(v, await hostEval(code));
+  assert.deepEqual(v, [false, false, true, true, false, false]);
+});
+
 test('URLSearchParams supports get, getAll, append, set, has and toString', async () => {
   const code = `const p = new URLSearchParams("a=1&b=2&a=3");
     p.append("c", "x y&z"); const r = [p.get("a"), p.getAll("a"), p.get("zz"), p.has("b")];

@@ -135,7 +135,9 @@
       apply(weakSet, urlState, [this, state]);
     }
     static canParse(input, base) {
-      return native.urlParse(StringCtor(input), base === undefined ? null : StringCtor(base)) !== null;
+      // The native answers `undefined` (not null) for input it cannot parse.
+      const parts = native.urlParse(StringCtor(input), base === undefined ? null : StringCtor(base));
+      return parts !== null && parts !== undefined;
     }
     get searchParams() {
       const state = urlOf(this);
