@@ -105,6 +105,8 @@ const SHELL_REJECTED = [
   'for f in *; do echo "$f"; done',
   'jq . f.json',
   'custom-tool --format=json',
+  'ls *',
+  'make > log',
 ];
 
 for (const code of SHELL_REJECTED) {
@@ -132,7 +134,17 @@ const SHELL_ACCEPTED = [
   ['// shell: ls /x\nreturn 7;', { status: 'completed', value: 7 }],
   ['export const answer = 7;', null],
   ['const echo = (s) => s; return echo("hello")', { status: 'completed', value: 'hello' }],
+  ['ls + count', null],
+  ['ls - count\nvar ls = 5, count = 2', { status: 'completed', value: null }],
+  ['cat * 2\nvar cat = 1', { status: 'completed', value: null }],
 ];
+
+test('a known command name in a valid expression runs as the JavaScript it is', async () => {
+  // `ls + count` parses, so the engine runs it: here it fails as JavaScript would.
+  const r = await run(session, 'ls + count');
+  assert.equal(r.status, 'failed', show(r));
+  assert.match(r.error, /^ReferenceError: (ls|count) is not defined/, show(r));
+});
 
 for (const [code, expected] of SHELL_ACCEPTED) {
   test(`the JavaScript ${JSON.stringify(code)} is not rejected as shell`, async () => {

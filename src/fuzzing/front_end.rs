@@ -86,13 +86,13 @@ fn check_exec_input(shape: u8, source: &str) {
 }
 
 fn check_shell(source: &str) {
-    let verdict = shell::looks_like_shell(source);
+    let verdict = shell::looks_like_shell(source, false);
     let lead = source.trim_start();
     // A shebang or fence is judged only as the very first text.
     if !lead.starts_with("#!") && !lead.starts_with("```") {
         let commented = format!("// a comment\n/* and\nanother */\n{source}\n\n");
         assert_eq!(
-            shell::looks_like_shell(&commented),
+            shell::looks_like_shell(&commented, false),
             verdict,
             "leading comments changed the shell verdict"
         );

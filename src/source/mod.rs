@@ -113,7 +113,7 @@ pub fn prepare(code: &str, language: Language) -> Result<program::Prepared, Code
         Err(SourceError::ModuleAccess) => {
             Err(CodeModeError::invalid_input(messages::MODULE_ACCESS))
         }
-        _ if shell::looks_like_shell(code) => {
+        _ if shell::looks_like_shell(code, prepared.is_ok()) => {
             Err(CodeModeError::invalid_input(shell::SHELL_REJECTION))
         }
         Ok(prepared) => Ok(prepared),
@@ -191,5 +191,25 @@ mod tests {
     fn shell_commands_are_rejected_before_syntax() {
         let result = prepare("echo hello", Language::JavaScript);
         assert!(result.is_err_and(|e| e.message.contains("not shell")));
+    }
+
+    #[test]
+    fn a_command_name_in_a_valid_expression_is_javascript() {
+        for code in ["ls + count", "ls - count", "cat * 2", "make / 2\nreturn 1"] {
+            for language in [Language::JavaScript, Language::TypeScript] {
+                assert!(prepare(code, language).is_ok(), "{code:?} ({language:?})");
+            }
+        }
+    }
+
+    #[test]
+    fn a_command_with_a_lone_operator_that_does_not_parse_is_shell() {
+        for code in ["ls *", "rm * && echo done", "ls -la /workspace", "make > log", "ls"] {
+            let result = prepare(code, Language::JavaScript);
+            assert!(
+                result.is_err_and(|e| e.message.contains("not shell")),
+                "{code:?}"
+            );
+        }
     }
 }

@@ -65,7 +65,9 @@ impl<'a> Token<'a> {
 }
 
 /// True when `source` reads as a shell command line rather than JavaScript/TypeScript.
-pub fn looks_like_shell(source: &str) -> bool {
+/// `parses` says whether the source is valid code: then a known command followed by a lone
+/// operator (`ls + count`) is read as the expression it is, not as a command.
+pub fn looks_like_shell(source: &str, parses: bool) -> bool {
     let mut text = source.trim_start();
     if let Some(after) = text.strip_prefix("#!") {
         let (interpreter, body) = split_line(after);
@@ -83,15 +85,24 @@ pub fn looks_like_shell(source: &str) -> bool {
     if continues_expression(rest) {
         return false;
     }
-    let declared = declared_names(source);
-    match classify_line(line, &declared) {
+    let reading = Reading {
+        declared: declared_names(source),
+        parses,
+    };
+    match classify_line(line, &reading) {
         Verdict::Shell => true,
         Verdict::Js => false,
         // A lone `FOO=bar` or bare word is ambiguous; a shell line right after settles it.
         Verdict::Unsure => first_code_line(rest).is_some_and(|(next, after)| {
-            !continues_expression(after) && classify_line(next, &declared) == Verdict::Shell
+            !continues_expression(after) && classify_line(next, &reading) == Verdict::Shell
         }),
     }
+}
+
+/// What the whole source tells about each line: the names it declares, and whether it parses.
+struct Reading<'a> {
+    declared: HashSet<&'a str>,
+    parses: bool,
 }
 
 fn split_line(text: &str) -> (&str, &str) {
@@ -148,12 +159,12 @@ fn continues_expression(rest: &str) -> bool {
 
 /// Classifies a line by its first segment, consulting later `|`/`&&`/`;` segments only when
 /// the first is inconclusive.
-fn classify_line(line: &str, declared: &HashSet<&str>) -> Verdict {
+fn classify_line(line: &str, reading: &Reading<'_>) -> Verdict {
     let tokens = tokenize(line);
     let separators = ["|", "||", "&&", ";", ";;", "&", "|&"];
     let mut segments = tokens.split(|t| t.kind == Kind::Op && separators.contains(&t.text));
     let first = segments.next().unwrap_or_default();
-    let verdict = classify_segment(first, declared);
+    let verdict = classify_segment(first, reading);
     if verdict != Verdict::Unsure {
         return verdict;
     }
@@ -163,13 +174,13 @@ fn classify_line(line: &str, declared: &HashSet<&str>) -> Verdict {
     }
     segments
         .take(MAX_SEGMENTS)
-        .map(|segment| classify_segment(segment, declared))
+        .map(|segment| classify_segment(segment, reading))
         .find(|verdict| *verdict != Verdict::Unsure)
         .unwrap_or(Verdict::Unsure)
 }
 
 /// Classifies one segment: optional `KEY=value` prefixes, a command word, then its first argument.
-fn classify_segment(tokens: &[Token<'_>], declared: &HashSet<&str>) -> Verdict {
+fn classify_segment(tokens: &[Token<'_>], reading: &Reading<'_>) -> Verdict {
     let prefixes = tokens
         .iter()
         .take_while(|t| t.word().is_some_and(is_env_assignment))
@@ -195,13 +206,13 @@ fn classify_segment(tokens: &[Token<'_>], declared: &HashSet<&str>) -> Verdict {
     if let Some(verdict) = classify_keyword(word, args) {
         return verdict;
     }
-    if !is_command_word(word) || declared.contains(word) {
+    if !is_command_word(word) || reading.declared.contains(word) {
         return Verdict::Js;
     }
     // After `KEY=value ` only a command can follow, so any command word is as good as a known one.
     let known = prefixes > 0 || listed(KNOWN_COMMANDS, word);
     match next.and_then(Token::word) {
-        Some(arg) => classify_argument(arg, known),
+        Some(arg) => classify_argument(arg, known, reading.parses),
         None if known => Verdict::Shell,
         None => Verdict::Unsure,
     }
@@ -226,13 +237,14 @@ fn classify_keyword(word: &str, args: &[Token<'_>]) -> Option<Verdict> {
 }
 
 /// Judges the word after an undeclared command word: two adjacent bare words are not JavaScript,
-/// but `a - b`, `a = b` and `a in b` are.
-fn classify_argument(arg: &str, known: bool) -> Verdict {
+/// but `a - b`, `a = b` and `a in b` are. After a known command a lone operator is an argument
+/// (`ls *`) unless the whole source parses, when it is the expression the engine would run.
+fn classify_argument(arg: &str, known: bool, parses: bool) -> Verdict {
     if ["in", "instanceof", "as", "satisfies"].contains(&arg) {
         return Verdict::Js;
     }
     let operator = arg.bytes().all(|b| b"=+-*/%!?:^~,".contains(&b));
-    if operator && (!known || arg.contains(['=', '?', ':'])) {
+    if operator && (!known || parses || arg.contains(['=', '?', ':'])) {
         return Verdict::Js;
     }
     if known || is_flag(arg) || is_path(arg) || starts_like_operand(arg) {
@@ -548,7 +560,7 @@ mod tests {
 
     fn assert_all(cases: &[&str], expected: bool) {
         for case in cases {
-            assert_eq!(looks_like_shell(case), expected, "case {case:?}");
+            assert_eq!(looks_like_shell(case, false), expected, "case {case:?}");
         }
     }
 
@@ -609,7 +621,7 @@ mod tests {
             "\u{feff}ls",
         ];
         for case in cases {
-            looks_like_shell(case);
+            looks_like_shell(case, false);
         }
     }
 
@@ -618,7 +630,7 @@ mod tests {
     /// debug build on a loaded CI machine, so the bound is generous.
     fn classify_quickly(name: &str, source: &str) -> bool {
         let start = Instant::now();
-        let verdict = looks_like_shell(source);
+        let verdict = looks_like_shell(source, false);
         let elapsed = start.elapsed();
         assert!(elapsed < Duration::from_secs(30), "{name} took {elapsed:?}");
         verdict
