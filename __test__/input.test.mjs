@@ -106,6 +106,21 @@ test('javascript input is rejected when limits.languages excludes it', async () 
   assert.equal(r.value, 1);
 });
 
+test("exec's schema and description offer only the languages limits.languages enables", () => {
+  const execOf = (languages) => makeSession({ limits: { languages } }).modelTools()[0];
+  const jsOnly = execOf(['javascript']);
+  assert.deepEqual(jsOnly.parameters.properties.language.enum, ['javascript']);
+  assert.deepEqual(jsOnly.parameters.required, ['code']);
+  assert.ok(!/typescript/i.test(jsOnly.description.split('\n')[0]), jsOnly.description.split('\n')[0]);
+  const tsOnly = execOf(['typescript']);
+  assert.deepEqual(tsOnly.parameters.properties.language.enum, ['typescript']);
+  assert.deepEqual(tsOnly.parameters.required, ['code', 'language'], 'the default (javascript) is disabled');
+  assert.match(tsOnly.description, /^Run a short TypeScript/);
+  const both = execOf(['typescript', 'javascript']);
+  assert.deepEqual(both.parameters.properties.language.enum, ['javascript', 'typescript']);
+  assert.match(both.description, /^Run a short JavaScript or TypeScript program/);
+});
+
 test('exec with a non-boolean restartSafe fails with invalid_input', async () => {
   await expectInvalid(() => session.exec({ code: 'return 1', restartSafe: 'yes' }), BAD_RESTART, 'string');
   await expectInvalid(() => session.exec({ code: 'return 1', restartSafe: 1 }), BAD_RESTART, 'number');

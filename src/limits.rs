@@ -78,7 +78,8 @@ impl Languages {
         Some(langs)
     }
 
-    fn to_json(self) -> Value {
+    /// The enabled names, in a fixed order: `["javascript", "typescript"]` or one of them.
+    pub fn to_json(self) -> Value {
         let names = [
             ("javascript", self.javascript),
             ("typescript", self.typescript),

@@ -4,7 +4,7 @@
 
 use super::surfaces::Surfaces;
 use crate::catalog::{quick_index, Catalog};
-use crate::limits::Limits;
+use crate::limits::{Languages, Limits};
 use crate::mcp::McpCatalog;
 use serde_json::{json, Value};
 
@@ -81,7 +81,7 @@ pub const QUICK_INDEX_CHARS: usize = 8_000;
 
 pub fn exec_description(catalog: &Catalog, limits: &Limits, extras: &Extras) -> String {
     let mut text = format!(
-        "Run a short JavaScript or TypeScript program (the body of an async function) that orchestrates tools, then `return` one JSON value. \
+        "Run a short {} program (the body of an async function) that orchestrates tools, then `return` one JSON value. \
 Not shell: no commands, no require/import, no Node modules, no fetch or filesystem.\n\
 - Every tool is an async global function: `const r = await tool_name({{ ...input }})`. Use `Promise.all([...])` for independent calls.\n\
 - Lines below read `- name <input> -> <output>`. `-> ?` means the output shape is unknown: return that value unchanged first and compose with it in a later exec; never guess its fields.\n\
@@ -90,7 +90,9 @@ Not shell: no commands, no require/import, no Node modules, no fetch or filesyst
 - A failed tool call throws a catchable Error (`message`, `code`, `effectStatus`): check what the tool may already have done before retrying.\n\
 - Budget: {} ms of wall clock per exec or wait call; output and the returned value share {} bytes.\n\
 - If the result has `status: \"waiting\"`, call `wait` with its top-level `runId` to continue; never rerun the program.",
-        limits.timeout_ms, limits.max_output_bytes
+        program_noun(limits.languages),
+        limits.timeout_ms,
+        limits.max_output_bytes
     );
     text.push_str(&extras_text(extras));
     let index = quick_index(catalog, QUICK_INDEX_CHARS);
@@ -101,15 +103,31 @@ Not shell: no commands, no require/import, no Node modules, no fetch or filesyst
     text
 }
 
-pub fn exec_parameters() -> Value {
+/// The languages the session accepts, as the description names them.
+fn program_noun(languages: Languages) -> &'static str {
+    match (languages.javascript, languages.typescript) {
+        (true, false) => "JavaScript",
+        (false, true) => "TypeScript (`language: \"typescript\"`)",
+        _ => "JavaScript or TypeScript",
+    }
+}
+
+/// `exec`'s input schema: `language` offers only the enabled languages, and is required
+/// when JavaScript (the default) is disabled.
+pub fn exec_parameters(languages: Languages) -> Value {
+    let (language_description, required) = if languages.javascript {
+        ("Defaults to javascript.", json!(["code"]))
+    } else {
+        ("Required: only typescript is enabled.", json!(["code", "language"]))
+    };
     json!({
         "type": "object",
         "properties": {
             "code": { "type": "string", "description": "Program source (the body of an async function); `return` the result." },
-            "language": { "type": "string", "enum": ["javascript", "typescript"], "description": "Defaults to javascript." },
+            "language": { "type": "string", "enum": languages.to_json(), "description": language_description },
             "restartSafe": { "type": "boolean", "description": "Leave unset unless the gateway asks to replay a cell after a restart." }
         },
-        "required": ["code"],
+        "required": required,
         "additionalProperties": false
     })
 }
@@ -134,7 +152,7 @@ pub fn model_tools(
     direct_only: &[Value],
 ) -> Value {
     let mut tools = vec![
-        json!({ "name": "exec", "description": exec_description(catalog, limits, extras), "parameters": exec_parameters() }),
+        json!({ "name": "exec", "description": exec_description(catalog, limits, extras), "parameters": exec_parameters(limits.languages) }),
         json!({ "name": "wait", "description": WAIT_DESCRIPTION, "parameters": wait_parameters() }),
     ];
     tools.extend(direct_only.iter().cloned());
