@@ -74,11 +74,21 @@ test('an uncaught tool error fails the cell with the tool message', async () => 
   assert.equal(r.nestedCalls?.[0]?.status, 'error', 'the nested call is recorded as an error');
 });
 
-test('a tool returning a BigInt surfaces as a tool error in the guest', async () => {
-  const s = makeSession({ tools: baseTools() });
-  const r = await completed(s, `try { const v = await bigint(); return { ok: v } } catch (e) {
-    return { isErr: e instanceof Error, code: e.code, effectStatus: e.effectStatus, hasMessage: typeof e.message === "string" && e.message.length > 0 } }`);
-  assert.deepEqual(r.value, { isErr: true, code: 'tool_error', effectStatus: 'unknown', hasMessage: true });
+test('a BigInt returned by a tool reaches the guest as its decimal string, as guest BigInts do', async () => {
+  const s = makeSession({
+    tools: [...baseTools(), { name: 'bigints', execute: () => ({ n: -42n, boxed: Object(12345678901234567890n), list: [1n] }) }],
+  });
+  const r = await completed(s, 'return [await bigint(), await bigints(), 10n]');
+  assert.deepEqual(r.value, ['10', { n: '-42', boxed: '12345678901234567890', list: ['1'] }, '10']);
+});
+
+test('a tool returning a value that is not JSON surfaces as a tool error in the guest', async () => {
+  const cyclic = {};
+  cyclic.self = cyclic;
+  const s = makeSession({ tools: [{ name: 'cyclic', execute: () => cyclic }] });
+  const r = await completed(s, `try { const v = await cyclic(); return { ok: v } } catch (e) {
+    return { isErr: e instanceof Error, code: e.code, effectStatus: e.effectStatus, notJson: e.message.includes("not JSON") } }`);
+  assert.deepEqual(r.value, { isErr: true, code: 'tool_error', effectStatus: 'unknown', notJson: true });
 });
 
 test('host objects and Error instances returned by a tool cross only as JSON', async () => {

@@ -41,8 +41,31 @@
     return text.length <= PREVIEW ? text : text.slice(0, PREVIEW) + "…";
   }
 
+  // Guest BigInts cross as decimal strings; a tool's BigInts (also boxed ones) do the same.
+  // The replacer only runs after a plain stringify threw, so the usual path stays fast.
+  const bigintValueOf = BigInt.prototype.valueOf;
+  function bigintAsString(_key, value) {
+    if (typeof value === "bigint") return value.toString();
+    if (value !== null && typeof value === "object") {
+      try {
+        return bigintValueOf.call(value).toString();
+      } catch (_) {
+        // Not a boxed BigInt.
+      }
+    }
+    return value;
+  }
+  function toJsonText(value) {
+    try {
+      return JSON.stringify(value);
+    } catch (error) {
+      if (!(error instanceof TypeError) || !/BigInt/i.test(String(error.message))) throw error;
+      return JSON.stringify(value, bigintAsString);
+    }
+  }
+
   function plainJson(value) {
-    const text = JSON.stringify(value === undefined ? null : value);
+    const text = toJsonText(value === undefined ? null : value);
     return text === undefined ? null : JSON.parse(text);
   }
 
@@ -650,7 +673,7 @@
       const succeed = (value) => {
         let text;
         try {
-          text = JSON.stringify(value === undefined ? null : value);
+          text = toJsonText(value === undefined ? null : value);
         } catch (e) {
           finish(false, "tool returned a value that is not JSON: " + errorText(e));
           return;
