@@ -90,7 +90,10 @@ export declare function assertCodeModePayload(toolNames: string[], directOnly?: 
  */
 export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number }
 
-/** Process-wide settings; call before the first session runs a cell. */
+/**
+ * Process-wide settings; call before the first session runs a cell. Misuse throws with
+ * `code: "invalid_input"`.
+ */
 export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number }): void
 
 /**

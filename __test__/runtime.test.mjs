@@ -22,22 +22,34 @@ test('workerThreads set before the first cell is used, and later changes are ref
     addon.configureCodeModeRuntime({ workerThreads: 3, maxSuspendedRuns: 10 });
     const s = new addon.CodeModeSession({ sessionId: 'rt' });
     out.first = (await s.exec({ code: 'return 1' })).value;
-    try { addon.configureCodeModeRuntime({ workerThreads: 5 }); out.second = 'accepted'; } catch (e) { out.second = e.message; }
+    try { addon.configureCodeModeRuntime({ workerThreads: 5 }); out.second = 'accepted'; } catch (e) { out.second = e.message; out.code = e.code; }
   `);
   assert.equal(out.first, 1);
   assert.match(out.second, /before the first session runs a cell/);
+  assert.equal(out.code, 'invalid_input', 'misuse carries the documented code');
 });
 
 test('invalid runtime settings are refused with a clear message', () => {
   const out = child(`
     for (const bad of [{ workerThreads: 0 }, { workerThreads: 1.5 }, { workerThreads: 'x' }, { maxSuspendedRuns: 0 }]) {
-      try { addon.configureCodeModeRuntime(bad); out[JSON.stringify(bad)] = 'accepted'; } catch (e) { out[JSON.stringify(bad)] = e.message; }
+      try { addon.configureCodeModeRuntime(bad); out[JSON.stringify(bad)] = 'accepted'; } catch (e) { out[JSON.stringify(bad)] = [e.code, e.message]; }
     }
   `);
-  for (const [input, message] of Object.entries(out)) {
-    assert.notEqual(message, 'accepted', input);
+  for (const [input, answer] of Object.entries(out)) {
+    assert.notEqual(answer, 'accepted', input);
+    const [code, message] = answer;
+    assert.equal(code, 'invalid_input', input);
     assert.match(message, /workerThreads|maxSuspendedRuns/, input);
   }
+});
+
+test('options that are not an object are refused with invalid_input', () => {
+  const out = child(`
+    for (const bad of ['x', 3, null, [1]]) {
+      try { addon.configureCodeModeRuntime(bad); out[JSON.stringify(bad)] = 'accepted'; } catch (e) { out[JSON.stringify(bad)] = e.code; }
+    }
+  `);
+  assert.deepEqual(Object.values(out), ['invalid_input', 'invalid_input', 'invalid_input', 'invalid_input'], JSON.stringify(out));
 });
 
 test('transformTypeScript returns code, or an error with a position', () => {

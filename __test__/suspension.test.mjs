@@ -373,6 +373,24 @@ test('close() drops parked runs; later waits are unavailable and exec throws', a
   await s.close(); // idempotent
 });
 
+test('exec, wait and refreshMcp after close() return promises rejected with invalid_input, never throw', async () => {
+  const s = makeSession();
+  await s.close();
+  for (const [name, call] of [
+    ['exec', () => s.exec({ code: 'return 1' })],
+    ['wait', () => s.wait({ runId: 'cm_x' })],
+    ['refreshMcp', () => s.refreshMcp()],
+  ]) {
+    let promise;
+    assert.doesNotThrow(() => { promise = call(); }, `${name} must not throw synchronously`);
+    assert.ok(promise instanceof Promise, name);
+    const error = await promise.then(() => null, (e) => e);
+    assert.ok(error instanceof Error, `${name} rejects`);
+    assert.equal(error.code, 'invalid_input', name);
+    assert.equal(error.message, 'code mode session is closed.', name);
+  }
+});
+
 test('close() aborts the signal of a parked run\'s pending call', async () => {
   let signal;
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool('never', (ctx) => { signal = ctx.signal; })] });

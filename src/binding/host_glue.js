@@ -558,6 +558,9 @@
     fail(message) {
       throw invalid(message);
     },
+    rejected(message) {
+      return Promise.reject(invalid(message));
+    },
     setRedactor(fn) {
       redactPreview = fn;
     },

@@ -1,36 +1,35 @@
 //! Process-wide functions: runtime configuration and the TypeScript transform.
 
+use super::errors::{invalid, Code};
 use crate::engine::{cell, pool, store, timer};
 use crate::source::program::SourceError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
-/// Process-wide settings; call before the first session runs a cell.
+/// Process-wide settings; call before the first session runs a cell. Misuse throws with
+/// `code: "invalid_input"`.
 #[napi(
     ts_args_type = "options: { workerThreads?: number; maxSuspendedRuns?: number }",
     ts_return_type = "void"
 )]
-pub fn configure_code_mode_runtime(options: Value) -> Result<()> {
+pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
+    if !options.is_object() {
+        return Err(invalid(
+            "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns? }",
+        ));
+    }
     if let Some(threads) = options.get("workerThreads").filter(|v| !v.is_null()) {
-        let threads = threads.as_u64().ok_or_else(|| {
-            Error::new(
-                Status::InvalidArg,
-                "workerThreads must be a positive integer",
-            )
-        })?;
-        pool::configure(threads as usize).map_err(|e| Error::new(Status::InvalidArg, e))?;
+        let threads = threads
+            .as_u64()
+            .ok_or_else(|| invalid("workerThreads must be a positive integer"))?;
+        pool::configure(usize::try_from(threads).unwrap_or(usize::MAX)).map_err(invalid)?;
     }
     if let Some(max) = options.get("maxSuspendedRuns").filter(|v| !v.is_null()) {
         let max = max
             .as_u64()
             .filter(|m| (1..=10_000).contains(m))
-            .ok_or_else(|| {
-                Error::new(
-                    Status::InvalidArg,
-                    "maxSuspendedRuns must be an integer from 1 to 10000",
-                )
-            })?;
+            .ok_or_else(|| invalid("maxSuspendedRuns must be an integer from 1 to 10000"))?;
         store::global().set_max(max as usize);
     }
     Ok(())

@@ -145,12 +145,12 @@ impl CodeModeSession {
         &self.core
     }
 
-    /// Throws the documented `invalid_input` error (built by the glue, so `err.code` is set).
-    fn throw_invalid(&self, env: &Env, message: &str) -> Error {
-        match self.glue(env) {
-            Ok(glue) => glue_fail(&glue, message),
-            Err(error) => error,
-        }
+    /// An async method's misuse: a promise rejected with the documented `invalid_input`
+    /// error, so `.catch()` sees it like any other failure of the call.
+    fn reject_invalid<'env>(&self, env: &'env Env, message: &str) -> Result<Object<'env>> {
+        let glue = self.glue(env)?;
+        let rejected: Function<String, Object> = glue_fn(&glue, "rejected")?;
+        rejected.call(message.to_string())
     }
 
     pub(super) fn glue<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
@@ -367,7 +367,7 @@ impl CodeModeSession {
         options: Option<Unknown>,
     ) -> Result<Object<'env>> {
         if self.core.is_closed() {
-            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
+            return self.reject_invalid(env, messages::SESSION_CLOSED);
         }
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
@@ -397,7 +397,7 @@ impl CodeModeSession {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn refresh_mcp<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         if self.core.is_closed() {
-            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
+            return self.reject_invalid(env, messages::SESSION_CLOSED);
         }
         self.after_glue(env, "refreshMcp")
     }
@@ -415,7 +415,7 @@ impl CodeModeSession {
         options: Option<Unknown>,
     ) -> Result<Object<'env>> {
         if self.core.is_closed() {
-            return Err(self.throw_invalid(env, messages::SESSION_CLOSED));
+            return self.reject_invalid(env, messages::SESSION_CLOSED);
         }
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
