@@ -64,6 +64,17 @@ export async function eventually(check, what = 'the condition', capMs = 60_000) 
   }
 }
 
+/**
+ * Resolves like `promise`, but rejects naming `what` if it has not settled within `capMs`:
+ * a hang guard (through `eventually`), never a check that something is fast.
+ */
+export async function hangGuard(promise, what, capMs = 60_000) {
+  let settled = false;
+  promise.then(() => { settled = true; }, () => { settled = true; });
+  await eventually(() => settled, what, capMs);
+  return promise;
+}
+
 /** A host tool whose promise never settles; `onCall(ctx)` sees each call's context. */
 export function neverTool(name = 'never', onCall = () => {}) {
   return { name, execute: (input, ctx) => { onCall(ctx); return new Promise(() => {}); } };
