@@ -15,11 +15,13 @@ const script = `
 const native = require(${JSON.stringify(join(root, 'index.js'))});
 native.configureCodeModeRuntime({ workerThreads: 1 });
 const { CodeModeSession } = native;
-// slow_poison answers (with the result the probe panics on) only once the run has parked.
+// slow_poison answers (with the result the probe panics on) only once the run has parked
+// (at its yield_control). The budget is a minute so that no cell here parks or times out
+// because the machine is slow.
 let releasePoison;
 const poisonHeld = new Promise((resolve) => { releasePoison = () => resolve('__panic_probe_result__'); });
 (async () => {
-  const s = new CodeModeSession({ sessionId: 'panic', limits: { timeoutMs: 200 }, tools: [
+  const s = new CodeModeSession({ sessionId: 'panic', limits: { timeoutMs: 60000 }, tools: [
     { name: '__panic_probe__', execute: () => 1 },
     { name: 'ok_tool', execute: () => 2 },
     { name: 'poison', execute: () => '__panic_probe_result__' },
@@ -28,7 +30,7 @@ const poisonHeld = new Promise((resolve) => { releasePoison = () => resolve('__p
   const worker = await s.exec({ code: 'return "__panic_probe_worker__"' });
   const bridge = await s.exec({ code: 'return await __panic_probe__({})' });
   const result = await s.exec({ code: 'text("before"); return await poison({})' });
-  const parked = await s.exec({ code: 'return await slow_poison({})' });
+  const parked = await s.exec({ code: 'const p = slow_poison({}); await yield_control(); return await p' });
   releasePoison();
   const resumed = parked.status === 'waiting' ? await s.wait({ runId: parked.runId }) : parked;
   const repeated = [];
