@@ -613,6 +613,9 @@ test('1,000 concurrent cells awaiting a 200 ms tool all complete', async (t) => 
 
 test('the 65th run that would park fails with too many suspended code mode runs', async () => {
   await closeAll(); // nothing else parked in this process
+  // The store also holds runs that a wait is resuming, which runs() does not list: a slot
+  // still taken by an earlier test would show here, not as a 64th run refused below.
+  await eventually(() => native.codeModeRuntimeStats().parkedRuns === 0, `the process-wide store emptied (stats when the wait began: ${JSON.stringify(native.codeModeRuntimeStats())})`);
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
   try {
     const parked = await Promise.all(Array.from({ length: 64 }, () => run(s, 'return await never()')));
