@@ -64,13 +64,65 @@ export async function eventually(check, what = 'the condition', capMs = 60_000) 
   }
 }
 
+/**
+ * Resolves like `promise`, but rejects naming `what` if it has not settled within `capMs`:
+ * a hang guard (through `eventually`), never a check that something is fast.
+ */
+export async function hangGuard(promise, what, capMs = 60_000) {
+  let settled = false;
+  promise.then(() => { settled = true; }, () => { settled = true; });
+  await eventually(() => settled, what, capMs);
+  return promise;
+}
+
 /** A host tool whose promise never settles; `onCall(ctx)` sees each call's context. */
 export function neverTool(name = 'never', onCall = () => {}) {
   return { name, execute: (input, ctx) => { onCall(ctx); return new Promise(() => {}); } };
 }
 
-/** Calls `wait` while the result is `waiting` (at most `maxWaits` times); returns the last result. */
-export async function drain(session, result, { maxWaits = 20, options } = {}) {
+/** A promise with its settle functions, for a test that decides when something happens. */
+export function deferred() {
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * A host tool whose calls stay pending until the test calls `release(value)`: a tool that is
+ * "slower than the deadline" whatever the machine's speed. `calls` counts the calls,
+ * `called` resolves with the first call's context, `contexts` holds every call's.
+ */
+export function heldTool(name, value = null) {
+  const gate = deferred();
+  const first = deferred();
+  const held = {
+    calls: 0,
+    contexts: [],
+    called: first.promise,
+    release: (v = value) => gate.resolve(v),
+    tool: {
+      name,
+      execute: (input, ctx) => {
+        held.calls++;
+        held.contexts.push(ctx);
+        first.resolve(ctx);
+        return gate.promise;
+      },
+    },
+  };
+  return held;
+}
+
+/**
+ * Calls `wait` while the result is `waiting` (at most `maxWaits` times); returns the last
+ * result. The default only guards against a hang: 600 waits are a minute at the smallest
+ * timeoutMs (100 ms), far beyond what any test run needs.
+ */
+export async function drain(session, result, { maxWaits = 600, options } = {}) {
   let r = result;
   for (let i = 0; i < maxWaits && r && r.status === 'waiting'; i++) {
     r = await session.wait({ runId: r.runId }, options);

@@ -2,7 +2,7 @@
 // JSON.stringify(result).length (UTF-16 code units), fits a model's per-result limit.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeSession, closeAll, run, show, sleep } from './_helpers.mjs';
+import { makeSession, closeAll, run, show, eventually } from './_helpers.mjs';
 
 const CANNOT_FIT = 'Model tool-result budget cannot fit Code Mode status; use a larger model context.';
 const GUIDANCE = 'Output truncated; rerun with narrower args.';
@@ -74,7 +74,7 @@ test('a waiting run that cannot be reported is dropped', async () => {
   const s = makeSession({});
   const r = await run(s, 'await yield_control("later"); return 1', { resultBudgetChars: 40 });
   assert.equal(r.error, CANNOT_FIT, show(r));
-  for (let i = 0; i < 200 && s.runs().length > 0; i++) await sleep(25);
+  await eventually(() => s.runs().length === 0, 'the unreportable run was dropped');
   assert.deepEqual(s.runs(), []);
 });
 

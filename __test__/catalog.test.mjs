@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { makeSession, closeAll, run, show, sleep, utf8Length } from './_helpers.mjs';
+import { makeSession, closeAll, run, show, sleep, utf8Length, eventually, deferred } from './_helpers.mjs';
 
 after(closeAll);
 
@@ -588,13 +588,18 @@ test('100 calls under maxPendingToolCalls 4 all succeed with at most 4 in flight
 
 // ---------- unawaited and handled failures ----------
 
-const FAIL_TOOLS = [
-  { name: 'broken', execute: async () => { await sleep(5); throw new Error('broke'); } },
-  { name: 'ok_slow', execute: async () => { await sleep(30); return 'ok'; } },
-];
+// ok_slow answers only after broken has failed (when both are called), whatever the
+// machine's speed: "settles while the cell still runs" is then an ordering, not a race.
+function failTools() {
+  const brokeDone = deferred();
+  return [
+    { name: 'broken', execute: async () => { await sleep(5); brokeDone.resolve(); throw new Error('broke'); } },
+    { name: 'ok_slow', execute: async () => { await brokeDone.promise; await new Promise((resolve) => setImmediate(resolve)); return 'ok'; } },
+  ];
+}
 
 test('an unawaited failing call fails the cell even when the cell returned first', async () => {
-  const s = makeSession({ tools: FAIL_TOOLS });
+  const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); return 1');
   assert.equal(r.status, 'failed', show(r));
   assert.equal(r.code, 'internal_error', show(r));
@@ -602,7 +607,7 @@ test('an unawaited failing call fails the cell even when the cell returned first
 });
 
 test('an unawaited failing call that settles while the cell still runs fails it', async () => {
-  const s = makeSession({ tools: FAIL_TOOLS });
+  const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); await ok_slow(); return 1');
   assert.equal(r.status, 'failed', show(r));
   assert.equal(r.code, 'internal_error', show(r));
@@ -610,13 +615,13 @@ test('an unawaited failing call that settles while the cell still runs fails it'
 });
 
 test('a caught failing call does not fail the cell', async () => {
-  const s = makeSession({ tools: FAIL_TOOLS });
+  const s = makeSession({ tools: failTools() });
   const r = await completed(s, 'try { await broken() } catch {} return 1');
   assert.equal(r.value, 1);
 });
 
 test('a handled Promise.allSettled with a failing call does not fail the cell', async () => {
-  const s = makeSession({ tools: FAIL_TOOLS });
+  const s = makeSession({ tools: failTools() });
   const r = await completed(s, 'const s = await Promise.allSettled([broken(), ok_slow()]); return s.map((x) => x.status)');
   assert.deepEqual(r.value, ['rejected', 'fulfilled']);
 });
@@ -632,7 +637,8 @@ test('onEvent streams run status, tool call start/update/end and output', async 
   });
   const r = await completed(s, 'text("hello"); return await progress({ step: 1 })');
   assert.equal(r.value, 'done');
-  await sleep(20); // let late deliveries land; timing of delivery is covered by the next test
+  // Normally delivered before exec resolves (the next test); waited for, not slept on.
+  await eventually(() => events.some((e) => e.type === 'run_status' && e.status === 'completed'), 'run_status completed was delivered');
   const statuses = events.filter((e) => e.type === 'run_status').map((e) => e.status);
   assert.deepEqual(statuses, ['running', 'completed']);
   assert.equal(events[events.length - 1].type, 'run_status');
@@ -674,10 +680,9 @@ test('a run delivers run_status running first and completed last, before exec re
 
 test('a tool_call_end event reports status error for a failing call', async () => {
   const events = [];
-  const s = makeSession({ onEvent: (e) => events.push(e), tools: FAIL_TOOLS });
+  const s = makeSession({ onEvent: (e) => events.push(e), tools: failTools() });
   await completed(s, 'await broken().catch(() => {}); return 1');
-  await sleep(20);
-  const end = events.find((e) => e.type === 'tool_call_end');
+  const end = await eventually(() => events.find((e) => e.type === 'tool_call_end'), 'tool_call_end was delivered');
   assert.equal(end?.status, 'error', JSON.stringify(events));
   assert.ok(String(end.error).includes('broke'), JSON.stringify(end));
 });
@@ -691,8 +696,7 @@ test('an onEvent callback that throws does not affect the cell', async () => {
   const r = await completed(s, 'text("a"); return await echo({ v: 2 })');
   assert.deepEqual(r.value, { v: 2 });
   assert.deepEqual(r.output, [{ type: 'text', text: 'a' }]);
-  await sleep(20);
-  assert.ok(calls >= 3, `onEvent called ${calls} times`);
+  await eventually(() => calls >= 3, `onEvent called at least 3 times (so far ${calls})`);
 });
 
 // ---------- nestedCalls ----------

@@ -1,9 +1,12 @@
 // Hostile code (SPEC §15, issue 8): every attack a model can write fails cleanly with the
 // documented status, code and message (or succeeds correctly), the process survives, and
-// the next cell on the same session is healthy. Limits are small so each case is fast.
+// the next cell on the same session is healthy. Memory and output limits are small so each
+// case is fast. Only the attacks whose documented outcome is the deadline run on a short
+// clock (300 ms); every other attack gets a minute, so no outcome depends on how fast the
+// machine computes (under load, guest threads run at the lowest priority).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeSession, closeAll, show, utf8Length } from './_helpers.mjs';
+import { makeSession, closeAll, show, utf8Length, drain } from './_helpers.mjs';
 
 after(closeAll);
 
@@ -61,16 +64,25 @@ const tools = [
 
 const hostile = makeSession({
   tools,
+  limits: { timeoutMs: 60_000, memoryLimitBytes: 8 * 1024 * 1024, maxOutputBytes: MAX_OUTPUT },
+});
+
+// The same limits on a short clock, for the attacks that must end at the deadline.
+const clocked = makeSession({
+  tools,
   limits: { timeoutMs: 300, memoryLimitBytes: 8 * 1024 * 1024, maxOutputBytes: MAX_OUTPUT },
 });
 
 // Default memory and a long clock, for the cases that need room rather than a tight limit.
-const roomy = makeSession({ tools, limits: { timeoutMs: 20000, maxOutputBytes: MAX_OUTPUT } });
+const roomy = makeSession({ tools, limits: { timeoutMs: 60_000, maxOutputBytes: MAX_OUTPUT } });
 
 let cases = 0;
 
-/** Defines one attack: run it, check the outcome, then prove the session is healthy. */
-function attack(name, code, check, { session = hostile } = {}) {
+/**
+ * Defines one attack: run it, check the outcome, then prove the session is healthy. An
+ * attack expected to time out runs on the short clock unless a session is given.
+ */
+function attack(name, code, check, { session = DEADLINE_CHECKS.has(check) ? clocked : hostile } = {}) {
   cases++;
   test(name, async () => {
     received.length = 0;
@@ -82,7 +94,8 @@ function attack(name, code, check, { session = hostile } = {}) {
 }
 
 async function assertHealthy(session) {
-  const next = await session.exec({ code: 'const r = await echo({ ok: 1 }); return [r.ok, 1 + 1]' });
+  // On the short clock a loaded machine may park even this cell: waiting is then drained.
+  const next = await drain(session, await session.exec({ code: 'const r = await echo({ ok: 1 }); return [r.ok, 1 + 1]' }));
   assert.equal(next.status, 'completed', `the next cell must be healthy: ${show(next)}`);
   assert.deepEqual(next.value, [1, 2]);
   assert.deepEqual(session.runs(), [], 'nothing is left parked');
@@ -106,6 +119,7 @@ const timesOutOrOutOfMemory = (r) => {
   if (r.code === 'timeout') assert.equal(r.error, TIMEOUT);
   else outOfMemory(r);
 };
+const DEADLINE_CHECKS = new Set([timesOut, timesOutOrOutOfMemory]);
 function outOfMemory(r) {
   assert.equal(r.status, 'failed', show(r));
   assert.equal(r.code, 'internal_error', show(r));
@@ -158,11 +172,11 @@ attack('an infinite regular-expression backtrack times out', 'return /^(a+)+$/.t
 
 test('a self-rescheduling timer storm parks at the deadline and can be cancelled', async () => {
   cases++;
-  const r = await hostile.exec({ code: 'function tick() { setTimeout(tick, 0) } tick(); await new Promise(() => {})' });
+  const r = await clocked.exec({ code: 'function tick() { setTimeout(tick, 0) } tick(); await new Promise(() => {})' });
   assert.equal(r.status, 'waiting', show(r));
   assert.equal(r.reason, 'pending_tools');
-  assert.equal(hostile.cancelRun(r.runId), true);
-  await assertHealthy(hostile);
+  assert.equal(clocked.cancelRun(r.runId), true);
+  await assertHealthy(clocked);
 });
 
 // ---------- memory bombs ----------
@@ -536,9 +550,9 @@ attack('a sequential tool-call loop runs until the deadline, then parks or times
   'for (let i = 0; ; i++) await echo({ i })', (r) => {
     assert.ok(r.status === 'failed' || r.status === 'waiting', show(r));
     if (r.status === 'failed') timesOut(r);
-    else assert.equal(hostile.cancelRun(r.runId), true);
+    else assert.equal(clocked.cancelRun(r.runId), true);
     assert.ok(r.nestedCalls.length <= 100, `nestedCalls is bounded: ${r.nestedCalls.length}`);
-  });
+  }, { session: clocked });
 attack('a text() flood is cut to the output budget and the value is kept',
   'for (let i = 0; i < 100000; i++) text("line " + i); return "done"', (r) => {
     assert.equal(r.status, 'completed', show(r));
@@ -595,8 +609,8 @@ attack('clearTimeout and setTimeout with hostile arguments behave',
 attack('a timer with a huge delay parks instead of blocking, and cancels cleanly',
   'setTimeout(() => {}, 2 ** 31); await new Promise(() => {})', (r) => {
     assert.equal(r.status, 'waiting', show(r));
-    assert.equal(hostile.cancelRun(r.runId), true);
-  });
+    assert.equal(clocked.cancelRun(r.runId), true);
+  }, { session: clocked });
 
 // ---------- the process and other sessions stay unharmed ----------
 
@@ -606,12 +620,12 @@ test('a concurrent session keeps working while hostile cells run', async () => {
   const bombs = ['for (;;) {}', 'let s = "x"; for (;;) s += s', 'function f() { f() } f()', 'for (;;) await null'];
   const [calm, ...storm] = await Promise.all([
     other.exec({ code: 'let t = 0; for (let i = 0; i < 20; i++) t += (await echo({ i })).i; return t' }),
-    ...bombs.map((code) => hostile.exec({ code })),
+    ...bombs.map((code) => clocked.exec({ code })),
   ]);
   assert.equal(calm.status, 'completed', show(calm));
   assert.equal(calm.value, 190);
   for (const r of storm) assert.equal(r.status, 'failed', show(r));
-  await assertHealthy(hostile);
+  await assertHealthy(clocked);
   await assertHealthy(other);
 });
 

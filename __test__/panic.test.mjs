@@ -15,18 +15,23 @@ const script = `
 const native = require(${JSON.stringify(join(root, 'index.js'))});
 native.configureCodeModeRuntime({ workerThreads: 1 });
 const { CodeModeSession } = native;
+// slow_poison answers (with the result the probe panics on) only once the run has parked
+// (at its yield_control). The budget is a minute so that no cell here parks or times out
+// because the machine is slow.
+let releasePoison;
+const poisonHeld = new Promise((resolve) => { releasePoison = () => resolve('__panic_probe_result__'); });
 (async () => {
-  const s = new CodeModeSession({ sessionId: 'panic', limits: { timeoutMs: 200 }, tools: [
+  const s = new CodeModeSession({ sessionId: 'panic', limits: { timeoutMs: 60000 }, tools: [
     { name: '__panic_probe__', execute: () => 1 },
     { name: 'ok_tool', execute: () => 2 },
     { name: 'poison', execute: () => '__panic_probe_result__' },
-    { name: 'slow_poison', execute: () => new Promise((r) => setTimeout(() => r('__panic_probe_result__'), 400)) },
+    { name: 'slow_poison', execute: () => poisonHeld },
   ] });
   const worker = await s.exec({ code: 'return "__panic_probe_worker__"' });
   const bridge = await s.exec({ code: 'return await __panic_probe__({})' });
   const result = await s.exec({ code: 'text("before"); return await poison({})' });
-  const parked = await s.exec({ code: 'return await slow_poison({})' });
-  await new Promise((r) => setTimeout(r, 500));
+  const parked = await s.exec({ code: 'const p = slow_poison({}); await yield_control(); return await p' });
+  releasePoison();
   const resumed = parked.status === 'waiting' ? await s.wait({ runId: parked.runId }) : parked;
   const repeated = [];
   for (let i = 0; i < 5; i++) repeated.push((await s.exec({ code: 'return "__panic_probe_worker__"' })).code);
@@ -34,8 +39,11 @@ const { CodeModeSession } = native;
   const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => s.exec({ code: 'return (await ok_tool({})) * ' + i })));
   const runs = s.runs();
   await s.close();
-  await new Promise((r) => setTimeout(r, 50));
-  const stats = native.codeModeRuntimeStats();
+  // Wait for the closed session's cells to be dropped (the cap only guards a hang).
+  let stats = native.codeModeRuntimeStats();
+  for (const cap = Date.now() + 60000; (stats.liveCells > 0 || stats.parkedRuns > 0) && Date.now() < cap; stats = native.codeModeRuntimeStats()) {
+    await new Promise((r) => setTimeout(r, 2));
+  }
   console.log(JSON.stringify({ worker, bridge, result, parked, resumed, repeated, after, concurrent, runs, stats }));
 })();
 `;
@@ -44,7 +52,7 @@ function runChild() {
   const child = spawnSync(process.execPath, ['-e', script], {
     env: { ...process.env, CODEMODE_NATIVE_PANIC_PROBE: '1' },
     encoding: 'utf8',
-    timeout: 30000,
+    timeout: 120000, // a hang guard
   });
   assert.equal(child.status, 0, `child failed: ${child.stderr}`);
   const line = child.stdout.trim().split('\n').pop();

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSoak, lastHalfGrowth } from '../scripts/soak.mjs';
-import { native, sleep } from './_helpers.mjs';
+import { native, eventually } from './_helpers.mjs';
 
 test('5,000 mixed cells give documented outcomes, RSS levels off and nothing is left', { timeout: 120000 }, async (t) => {
   const lines = [];
@@ -15,11 +15,9 @@ test('5,000 mixed cells give documented outcomes, RSS levels off and nothing is 
   const growth = lastHalfGrowth(samples);
   // Generous: a short run still warms allocator arenas and V8's heap.
   assert.ok(growth <= 40, `RSS grew ${growth.toFixed(1)} MB over the last half: ${JSON.stringify(samples)}`);
-  let stats = native.codeModeRuntimeStats();
-  for (let i = 0; i < 100 && (stats.parkedRuns > 0 || stats.liveCells > 0); i++) {
-    await sleep(20);
-    stats = native.codeModeRuntimeStats();
-  }
+  const idle = (s) => s.parkedRuns === 0 && s.liveCells === 0;
+  await eventually(() => idle(native.codeModeRuntimeStats()), 'every cell and parked run was dropped').catch(() => {});
+  const stats = native.codeModeRuntimeStats();
   assert.equal(stats.parkedRuns, 0, JSON.stringify(stats));
   assert.equal(stats.liveCells, 0, JSON.stringify(stats));
 });

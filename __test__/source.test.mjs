@@ -1,7 +1,7 @@
 // Source front-end: module access, shell rejection, TypeScript, syntax errors, stack traces (SPEC §3).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeSession, closeAll, run, show } from './_helpers.mjs';
+import { makeSession, closeAll, run, show, hangGuard } from './_helpers.mjs';
 
 const MODULE_DISABLED = 'code mode module access is disabled.';
 const SYNTAX_TAIL = '. No tools were dispatched; correct the source and submit it again.';
@@ -164,22 +164,18 @@ test('an empty cell is an input error, not a shell rejection', async () => {
   assert.equal(r.error, 'code or command must be a non-empty string.');
 });
 
-test('shell classification of 32,000 chained assignments finishes quickly', async () => {
+test('shell classification of 32,000 chained assignments finishes', async () => {
+  // A hang guard, not a speed check: a classifier that backtracks on this input never ends.
   const code = 'A=x '.repeat(32000) + 'ls';
-  const started = Date.now();
-  const r = await run(session, code);
-  const elapsed = Date.now() - started;
+  const r = await hangGuard(run(session, code), 'classification finished');
   assert.equal(r.status, 'failed', show(r));
-  assert.ok(elapsed < 5000, `classification took ${elapsed} ms`);
 });
 
-test('shell classification of many escaped quotes finishes quickly', async () => {
+test('shell classification of many escaped quotes finishes', async () => {
+  // A hang guard, not a speed check: a classifier that backtracks on this input never ends.
   const code = 'echo "' + '\\"'.repeat(32000) + '"';
-  const started = Date.now();
-  const r = await run(session, code);
-  const elapsed = Date.now() - started;
+  const r = await hangGuard(run(session, code), 'classification finished');
   assert.equal(r.status, 'failed', show(r));
-  assert.ok(elapsed < 5000, `classification took ${elapsed} ms`);
 });
 
 // ---------- §3.3 TypeScript ----------

@@ -2,7 +2,7 @@
 // restartSafe and headless scripts (SPEC §5, §6, §8, §13; API.md).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeSession, closeAll, run, show, sleep, neverTool, drain, native } from './_helpers.mjs';
+import { makeSession, closeAll, run, show, sleep, neverTool, drain, native, eventually, deferred, heldTool } from './_helpers.mjs';
 
 const { runCodeModeScript } = native;
 const UNAVAILABLE = 'code mode run is unavailable or expired.';
@@ -24,12 +24,6 @@ function assertFailed(r, code, error) {
   assert.equal(r.status, 'failed', show(r));
   assert.equal(r.code, code, show(r));
   if (error !== undefined) assert.equal(r.error, error, show(r));
-}
-
-async function eventually(check, ms = 1000) {
-  const until = Date.now() + ms;
-  while (!check() && Date.now() < until) await sleep(5);
-  return check();
 }
 
 // ---------- yield_control ----------
@@ -60,10 +54,12 @@ test('yield_control resolves to { status: "yielded", reason } after wait', async
 // ---------- pending tools ----------
 
 test('a tool slower than timeoutMs parks the cell and wait delivers its result', async () => {
-  const calls = { n: 0 };
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 400, 'slow result', calls)] });
+  // The tool answers only once the exec has parked: slower than timeoutMs on any machine.
+  const slow = heldTool('slow', 'slow result');
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
   const first = await run(s, 'return await slow()');
   assertWaiting(first, 'pending_tools');
+  slow.release();
   assert.equal(first.pendingToolCalls?.length, 1, show(first));
   const [pending] = first.pendingToolCalls;
   assert.match(pending.id, /^bridge:tool:/);
@@ -72,21 +68,24 @@ test('a tool slower than timeoutMs parks the cell and wait delivers its result',
   const last = await drain(s, first);
   assert.equal(last.status, 'completed', show(last));
   assert.equal(last.value, 'slow result');
-  assert.equal(calls.n, 1, 'the tool is never re-dispatched on resume');
+  assert.equal(slow.calls, 1, 'the tool is never re-dispatched on resume');
 });
 
 test('pendingToolCalls lists only unsettled calls, and later waits drop settled ones', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('fast', 150, 'f'), neverTool('never')] });
+  const events = [];
+  const fast = heldTool('fast', 'f');
+  const s = makeSession({ limits: { timeoutMs: 100 }, onEvent: (e) => events.push(e), tools: [fast.tool, neverTool('never')] });
   const first = await run(s, 'const a = fast(); const b = never(); return [await a, await b]');
   assertWaiting(first);
-  const names = first.pendingToolCalls.map((p) => p.toolName);
-  assert.ok(names.includes('never'), JSON.stringify(first.pendingToolCalls));
-  assert.ok(names.length === 2 || names.length === 1, JSON.stringify(first.pendingToolCalls));
+  // Neither call can have settled: fast answers only when released below.
+  assert.deepEqual(first.pendingToolCalls.map((p) => p.toolName), ['fast', 'never'], JSON.stringify(first.pendingToolCalls));
   for (const p of first.pendingToolCalls) {
     assert.match(p.id, /^bridge:tool:\d+$/);
     assert.equal(p.method, 'tool');
   }
-  await sleep(100); // the fast call has settled by now
+  fast.release();
+  // tool_call_end is emitted as the result is handed to the parked run.
+  await eventually(() => events.some((e) => e.type === 'tool_call_end' && e.callId === fast.contexts[0].callId), 'the fast call settled');
   const second = await s.wait({ runId: first.runId });
   assertWaiting(second);
   assert.equal(second.runId, first.runId);
@@ -95,13 +94,15 @@ test('pendingToolCalls lists only unsettled calls, and later waits drop settled 
 });
 
 test('a nested call keeps its callId across waits and the finished run leaves the store', async () => {
-  let ctx;
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [{ name: 'slow', execute: async (input, c) => { ctx = c; await sleep(250); return 's'; } }] });
+  const slow = heldTool('slow', 's');
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
   const first = await run(s, 'return await slow()');
   assertWaiting(first);
+  const [ctx] = slow.contexts;
   assert.equal(first.nestedCalls?.[0]?.status, 'pending', show(first));
   assert.equal(first.nestedCalls[0].callId, ctx.callId);
   assert.equal(ctx.runId, first.runId);
+  slow.release();
   const last = await drain(s, first);
   assert.equal(last.status, 'completed', show(last));
   assert.equal(last.nestedCalls?.length, 1, JSON.stringify(last.nestedCalls));
@@ -116,7 +117,8 @@ test('onEvent reports waiting while parked and running again on resume', async (
   const first = await run(s, 'await yield_control(); return 1');
   assertWaiting(first, 'yield');
   assert.equal((await s.wait({ runId: first.runId })).status, 'completed');
-  await sleep(20);
+  const ofRun = (e) => e.type === 'run_status' && e.runId === first.runId;
+  await eventually(() => events.some((e) => ofRun(e) && e.status === 'completed'), 'run_status completed was delivered');
   const statuses = events.filter((e) => e.type === 'run_status' && e.runId === first.runId).map((e) => e.status);
   assert.deepEqual(statuses, ['running', 'waiting', 'running', 'completed']);
 });
@@ -216,14 +218,14 @@ test('a parked run expires after snapshotTtlSeconds and its pending call is abor
   const first = await run(s, 'return await never()');
   assertWaiting(first);
   assert.equal(signal.aborted, false);
-  await sleep(1500);
+  await eventually(() => s.runs().length === 0, 'the parked run expired');
   assertFailed(await s.wait({ runId: first.runId }), 'invalid_input', UNAVAILABLE);
-  assert.equal(await eventually(() => signal.aborted), true, 'ctx.signal of the expired call is aborted');
+  await eventually(() => signal.aborted, 'ctx.signal of the expired call is aborted');
   assert.deepEqual(s.runs(), []);
 });
 
 test('a parked size over maxSnapshotBytes fails with snapshot_limit_exceeded and parks nothing', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100, maxSnapshotBytes: 1024 }, tools: [slowTool('slow', 300, 's')] });
+  const s = makeSession({ limits: { timeoutMs: 100, maxSnapshotBytes: 1024 }, tools: [neverTool('slow')] });
   const r = await run(s, 'const big = "x".repeat(100000); const v = await slow(); return big.length + v');
   assertFailed(r, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded');
   assert.deepEqual(s.runs(), []);
@@ -232,7 +234,10 @@ test('a parked size over maxSnapshotBytes fails with snapshot_limit_exceeded and
 // ---------- state across a wait ----------
 
 test('closures, iterators, URLSearchParams and pending timers survive a wait', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  // The tool answers once the run has parked; the cell's last timer starts after that
+  // answer and is longer than the first timer, so the first one has fired by then.
+  const slow = heldTool('slow', 'ok');
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
   const first = await run(s, `
     let n = 0; const inc = () => ++n;
     function* gen() { yield "a"; yield "b"; yield "c"; }
@@ -246,10 +251,11 @@ test('closures, iterators, URLSearchParams and pending timers survive a wait', a
     const tool = await slow();
     inc(); params.set("q", "9");
     const rest = [...it];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     return { before, after: state(), firstItem, rest, tool };`);
   assertWaiting(first);
-  const last = await drain(s, first, { maxWaits: 40 });
+  slow.release();
+  const last = await drain(s, first);
   assert.equal(last.status, 'completed', show(last));
   assert.deepEqual(last.value, {
     before: { n: 1, params: 'q=1&r=two&s=3', size: 3, fired: [] },
@@ -268,28 +274,43 @@ test('setTimeout returns ids 1, 2, 3 in a fresh cell', async () => {
 });
 
 test('clearTimeout cancels a timer created before a wait', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 200, 'ok')] });
-  const first = await run(s, `
-    const fired = [];
-    const doomed = setTimeout(() => fired.push("doomed"), 500);
-    const later = new Promise((resolve) => setTimeout(resolve, 650));
-    await slow();
-    clearTimeout(doomed);
-    await later;
-    return fired;`);
-  assertWaiting(first);
-  const last = await drain(s, first, { maxWaits: 40 });
-  assert.equal(last.status, 'completed', show(last));
-  assert.deepEqual(last.value, []);
+  // The doomed timer must still be pending when the cell clears it after the wait. The cell
+  // reports whether it was; a machine too slow for that tries again with a later timer.
+  for (let doomedMs = 500; ; doomedMs *= 4) {
+    const slow = heldTool('slow', 'ok');
+    const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
+    const first = await run(s, `
+      const fired = [];
+      const doomed = setTimeout(() => fired.push("doomed"), ${doomedMs});
+      const later = new Promise((resolve) => setTimeout(resolve, ${doomedMs + 150}));
+      await slow();
+      const pendingWhenCleared = fired.length === 0;
+      clearTimeout(doomed);
+      await later;
+      return { fired, pendingWhenCleared };`);
+    assertWaiting(first);
+    slow.release();
+    const last = await drain(s, first);
+    assert.equal(last.status, 'completed', show(last));
+    if (!last.value.pendingWhenCleared && doomedMs < 60_000) continue;
+    assert.deepEqual(last.value, { fired: [], pendingWhenCleared: true });
+    break;
+  }
 });
 
 test('a timer callback that throws after a wait fails the cell', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 400, 'ok')] });
-  const first = await run(s, 'setTimeout(() => { throw new Error("from timer") }, 150); await slow(); return "finished"');
-  assertWaiting(first);
-  const last = await drain(s, first, { maxWaits: 40 });
-  assertFailed(last, 'internal_error');
-  assert.ok(last.error.includes('from timer'), last.error);
+  // The tool never answers, so only the timer can end the cell. It must fire after the run
+  // parked at timeoutMs: a machine too slow for that tries again with a later timer.
+  for (let timerMs = 150; ; timerMs *= 4) {
+    const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool('slow')] });
+    const first = await run(s, `setTimeout(() => { throw new Error("from timer") }, ${timerMs}); await slow(); return "finished"`);
+    if (first.status === 'failed' && first.error?.includes('from timer') && timerMs < 60_000) continue;
+    assertWaiting(first);
+    const last = await drain(s, first);
+    assertFailed(last, 'internal_error');
+    assert.ok(last.error.includes('from timer'), last.error);
+    break;
+  }
 });
 
 test('setTimeout with a non-function callback throws a TypeError', async () => {
@@ -302,18 +323,22 @@ test('setTimeout with a non-function callback throws a TypeError', async () => {
 });
 
 test('a rejection created before a wait and handled after it does not fail the cell', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  const slow = heldTool('slow', 'ok');
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
   const first = await run(s, 'const p = Promise.reject(new Error("late")); await slow(); return await p.catch((e) => "caught " + e.message)');
   assertWaiting(first);
-  const last = await drain(s, first, { maxWaits: 40 });
+  slow.release();
+  const last = await drain(s, first);
   assert.equal(last.status, 'completed', show(last));
   assert.equal(last.value, 'caught late');
 });
 
 test('a rejection created before a wait and never handled fails the cell', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slowTool('slow', 250, 'ok')] });
+  const slow = heldTool('slow', 'ok');
+  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [slow.tool] });
   const first = await run(s, 'const p = Promise.reject(new Error("never handled")); await slow(); return 1');
-  const last = await drain(s, first, { maxWaits: 40 });
+  slow.release();
+  const last = await drain(s, first);
   assertFailed(last, 'internal_error');
   assert.ok(last.error.startsWith('Error: never handled'), last.error);
 });
@@ -332,26 +357,32 @@ test('an already-aborted signal fails the exec with aborted and runs no tool', a
 });
 
 test('aborting mid-call fails the exec with aborted and aborts the tool signal', async () => {
-  let signal;
-  // The tool takes far longer than any plausible scheduling delay, so "returned before
-  // the tool finished" cannot flake on a loaded machine.
-  const s = makeSession({ tools: [{ name: 'slow', execute: async (input, ctx) => { signal = ctx.signal; await sleep(4000); return 'late'; } }] });
+  // The abort comes once the tool is running, and the tool never answers unless released:
+  // the exec can only end through the abort.
+  const slow = heldTool('slow', 'late');
+  const s = makeSession({ tools: [slow.tool] });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 50);
-  const started = Date.now();
-  const r = await run(s, 'return await slow()', { signal: controller.signal });
+  const pending = run(s, 'return await slow()', { signal: controller.signal });
+  const { signal } = await slow.called;
+  assert.equal(signal.aborted, false);
+  controller.abort();
+  const r = await pending;
   assertFailed(r, 'aborted', ABORTED);
-  assert.ok(Date.now() - started < 3000, 'the exec returned before the tool finished');
-  assert.equal(await eventually(() => signal?.aborted === true), true, 'ctx.signal.aborted becomes true');
+  assert.equal(slow.calls, 1);
+  await eventually(() => signal.aborted, 'ctx.signal.aborted becomes true');
 });
 
 test('aborting a wait fails it with aborted and drops the run', async () => {
-  const s = makeSession({ limits: { timeoutMs: 300 }, tools: [neverTool()] });
-  const r0 = await run(s, 'return await never()');
-  assertWaiting(r0);
+  // The run parks at once (yield_control) and the wait calls a tool that never answers;
+  // the abort comes once that call is made, long before the wait's minute-long budget.
+  const never = heldTool('never');
+  const s = makeSession({ limits: { timeoutMs: 60_000 }, tools: [never.tool] });
+  const r0 = await run(s, 'await yield_control(); return await never()');
+  assertWaiting(r0, 'yield');
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 50);
+  never.called.then(() => controller.abort());
   const r = await s.wait({ runId: r0.runId }, { signal: controller.signal });
+  assert.equal(never.calls, 1, 'the abort came while the wait ran the cell');
   assertFailed(r, 'aborted', ABORTED);
   assertFailed(await s.wait({ runId: r0.runId }), 'invalid_input', UNAVAILABLE);
   assert.deepEqual(s.runs(), []);
@@ -401,11 +432,14 @@ test('close() aborts the signal of a parked run\'s pending call', async () => {
 });
 
 test('close() during an active wait makes that wait return aborted', async () => {
-  const s = makeSession({ limits: { timeoutMs: 500 }, tools: [neverTool()] });
-  const r0 = await run(s, 'return await never()');
-  assertWaiting(r0);
+  // As above: the wait is still running the cell (its tool call never answers, its budget
+  // is a minute) when close() comes.
+  const never = heldTool('never');
+  const s = makeSession({ limits: { timeoutMs: 60_000 }, tools: [never.tool] });
+  const r0 = await run(s, 'await yield_control(); return await never()');
+  assertWaiting(r0, 'yield');
   const waiting = s.wait({ runId: r0.runId });
-  await sleep(50);
+  await never.called;
   await s.close();
   assertFailed(await waiting, 'aborted', ABORTED);
 });
@@ -414,8 +448,8 @@ test('a waiting result still on its way when close() is called settles as aborte
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
   const pending = s.exec({ code: 'text("before"); return await never()' });
   // Hold the Node thread until the run has parked: its waiting result is then queued for
-  // this thread, which cannot take it before close() runs.
-  const until = Date.now() + 5000;
+  // this thread, which cannot take it before close() runs. (The cap only guards a hang.)
+  const until = Date.now() + 60_000;
   while (s.runs().length === 0 && Date.now() < until);
   assert.equal(s.runs().length, 1, 'the run parked');
   await s.close();
@@ -454,13 +488,34 @@ test('runs() describes parked runs and cancelRun() drops one once', async () => 
 // ---------- pauseBudget ----------
 
 test('ctx.pauseBudget() stops the clock so a long approval completes in one exec', async () => {
-  const s = makeSession({
-    limits: { timeoutMs: 150 },
-    tools: [{ name: 'approval', execute: async (input, ctx) => { const resume = ctx.pauseBudget(); await sleep(300); resume(); return 'approved'; } }],
-  });
-  const r = await run(s, 'return await approval()');
-  assert.equal(r.status, 'completed', show(r));
-  assert.equal(r.value, 'approved');
+  // The approval keeps the clock paused until timeoutMs has certainly passed since the exec
+  // began. Only the time before the pause counts, and that must fit the budget: a machine
+  // too slow for that (the call came late, or its answer did) tries a larger budget. A
+  // pause that did not stop the clock parks the run at every size.
+  for (let timeoutMs = 150; ; timeoutMs *= 4) {
+    let started;
+    const s = makeSession({
+      limits: { timeoutMs },
+      tools: [{
+        name: 'approval',
+        execute: async (input, ctx) => {
+          const resume = ctx.pauseBudget();
+          await eventually(() => Date.now() - started > timeoutMs + 100, 'the unpaused budget passed');
+          resume();
+          return 'approved';
+        },
+      }],
+    });
+    started = Date.now();
+    const r = await run(s, 'return await approval()');
+    if (r.status === 'waiting' && timeoutMs < 10_000) {
+      s.cancelRun(r.runId);
+      continue;
+    }
+    assert.equal(r.status, 'completed', show(r));
+    assert.equal(r.value, 'approved');
+    break;
+  }
 });
 
 test('every pauseBudget() window closes, so the clock runs again after nested or forgotten pauses', async () => {
@@ -472,7 +527,9 @@ test('every pauseBudget() window closes, so the clock runs again after nested or
     ],
   });
   for (const tool of ['twice', 'forgot']) {
-    const r = await run(s, `await ${tool}(); while (true) {}`);
+    // On a loaded machine the budget may pass before the call is even made: the run then
+    // parks, and the wait that delivers the result must end in the timeout just the same.
+    const r = await drain(s, await run(s, `await ${tool}(); while (true) {}`));
     assert.equal(r.status, 'failed', show(r));
     assert.equal(r.code, 'timeout', show(r));
   }
@@ -513,7 +570,8 @@ test('restartSafe cells can search and describe the catalog', async () => {
 
 const HEADLESS_TOOLS = [
   { name: 'add', execute: ({ a, b }) => a + b },
-  { name: 'slow', execute: async () => { await sleep(4000); return 'late'; } },
+  neverTool('slow'),
+  // Called after the run's clock started, so it ends past timeoutMs (100) on any machine.
   { name: 'medium', execute: async () => { await sleep(300); return 'medium'; } },
 ];
 
@@ -524,7 +582,7 @@ test('runCodeModeScript completes a two-call script', async () => {
 });
 
 test('runCodeModeScript auto-drains past the per-call timeoutMs', async () => {
-  const r = await runCodeModeScript('return await medium()', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS, limits: { timeoutMs: 100 }, wallClockMs: 5000 });
+  const r = await runCodeModeScript('return await medium()', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS, limits: { timeoutMs: 100 }, wallClockMs: 60_000 });
   assert.equal(r.status, 'completed', show(r));
   assert.equal(r.value, 'medium');
 });
@@ -550,30 +608,32 @@ test('runCodeModeScript fails a yield_control instead of returning waiting', asy
 });
 
 test('runCodeModeScript fails with timeout when a tool outlasts wallClockMs', async () => {
-  const started = Date.now();
+  // The tool never answers: the script can only end at its wall clock.
   const r = await runCodeModeScript('return await slow()', { sessionId: `headless-${process.pid}`, tools: HEADLESS_TOOLS, wallClockMs: 200 });
   assertFailed(r, 'timeout');
-  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms (the tool takes 4000)`);
 });
 
 // ---------- scale ----------
 
-test('1,000 concurrent cells awaiting a 200 ms tool all complete', async () => {
+test('1,000 concurrent cells awaiting a 200 ms tool all complete', async (t) => {
+  // How long this takes is a benchmark figure (bench/run.mjs), not asserted here: the
+  // minute-long budget only keeps a slow machine from parking the cells.
   const tool = { name: 'nap', execute: async ({ i }) => { await sleep(200); return i; } };
-  const sessions = Array.from({ length: 10 }, () => makeSession({ tools: [tool] }));
+  const sessions = Array.from({ length: 10 }, () => makeSession({ limits: { timeoutMs: 60_000 }, tools: [tool] }));
   const started = Date.now();
   const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => run(sessions[i % 10], `return await nap({ i: ${i} })`)));
-  const elapsed = Date.now() - started;
-  console.log(`1,000 concurrent cells awaiting a 200 ms tool: ${elapsed} ms`);
+  t.diagnostic(`1,000 concurrent cells awaiting a 200 ms tool: ${Date.now() - started} ms`);
   const bad = results.filter((r, i) => r.status !== 'completed' || r.value !== i);
   assert.equal(bad.length, 0, bad.slice(0, 3).map(show).join('\n'));
-  assert.ok(elapsed < 10000, `took ${elapsed} ms`);
 });
 
 // ---------- the process-wide cap (keep LAST: it fills the run store) ----------
 
 test('the 65th run that would park fails with too many suspended code mode runs', async () => {
   await closeAll(); // nothing else parked in this process
+  // The store also holds runs that a wait is resuming, which runs() does not list: a slot
+  // still taken by an earlier test would show here, not as a 64th run refused below.
+  await eventually(() => native.codeModeRuntimeStats().parkedRuns === 0, `the process-wide store emptied (stats when the wait began: ${JSON.stringify(native.codeModeRuntimeStats())})`);
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
   try {
     const parked = await Promise.all(Array.from({ length: 64 }, () => run(s, 'return await never()')));
@@ -620,8 +680,7 @@ test('a signal reused across many calls keeps no abort listener once each call h
   }
   const parked = await run(session, 'await yield_control(); return "later"', { signal: turn.signal });
   assert.equal(parked.status, 'waiting', show(parked));
-  await sleep(0);
-  assert.equal(getEventListeners(turn.signal, 'abort').length, 0);
+  await eventually(() => getEventListeners(turn.signal, 'abort').length === 0, 'no abort listener is left');
   const pending = session.wait({ runId: parked.runId }, { signal: turn.signal });
   assert.equal(getEventListeners(turn.signal, 'abort').length, 1, 'the wait in flight listens');
   assert.equal((await pending).value, 'later');
@@ -636,16 +695,18 @@ test('a signal-like object is honoured, and one whose listener methods throw sti
       throw new Error('not removable');
     }
   }
-  const session = makeSession({ limits: { timeoutMs: 100 } });
+  // The abort comes once the cell runs (it has called `started`); the cell's timer and
+  // budget are far longer, so only the abort can end it.
+  const started = heldTool('started');
+  const session = makeSession({ limits: { timeoutMs: 60_000 }, tools: [started.tool] });
   const quiet = new BrittleSignal();
   const done = await run(session, 'return 41 + 1', { signal: quiet });
   assert.equal(done.value, 42, show(done));
   const stop = new BrittleSignal();
-  const pending = run(session, 'await new Promise((res) => setTimeout(res, 5000)); return "late"', { signal: stop });
-  setTimeout(() => {
-    stop.aborted = true;
-    stop.dispatchEvent(new Event('abort'));
-  }, 20);
+  const pending = run(session, 'started(); await new Promise((res) => setTimeout(res, 50_000)); return "late"', { signal: stop });
+  await started.called;
+  stop.aborted = true;
+  stop.dispatchEvent(new Event('abort'));
   assertFailed(await pending, 'aborted', 'code mode execution aborted');
   // One that cannot even take a listener: the call runs to its result, unabortable.
   const deaf = { aborted: false, addEventListener() { throw new Error('no listeners'); } };

@@ -1,8 +1,10 @@
 // Event-loop delay under the stress test's load, run many times: the maximum is a tail
 // figure, and on a VM the hypervisor's CPU steal decides many runs, so one run says
-// little. Alternates the real stress test (__test__/stress.test.mjs, the addon) with a
-// pure-JS stand-in of the same shape (peers/event-loop-control.mjs) and prints one
-// markdown table, split by whether the hypervisor stole CPU time during the run.
+// little. Alternates the stress scenario on the addon (event-loop-stress.mjs, the load of
+// __test__/stress.test.mjs, which asserts correctness only) with a pure-JS stand-in of the
+// same shape (peers/event-loop-control.mjs) and prints one markdown table, split by
+// whether the hypervisor stole CPU time during the run. This is where the p99, maximum
+// and longest-addon-call figures live: no test asserts them.
 //
 //   npm run bench:event-loop            # 20 runs of each side
 //   EVENT_LOOP_RUNS=40 npm run bench:event-loop
@@ -33,27 +35,25 @@ function runOnce(script, parse) {
   return figures && { ...figures, stolen };
 }
 
+/** Both sides print their figures as one JSON line, last on stdout. */
+function lastJsonLine(out) {
+  try {
+    return JSON.parse(out.trim().split('\n').pop());
+  } catch {
+    return null;
+  }
+}
+
 const sides = [
   {
-    name: 'codemode-native (stress test)',
-    script: here('../__test__/stress.test.mjs'),
-    parse(out) {
-      const m = /p99 ([\d.]+) ms, max ([\d.]+) ms; longest addon call \(ms\): exec ([\d.]+), wait ([\d.]+)/.exec(out);
-      const gc = /longest V8 collection ([\d.]+) ms/.exec(out);
-      return m && { p99: Number(m[1]), max: Number(m[2]), longestCall: Math.max(Number(m[3]), Number(m[4])), longestGc: gc ? Number(gc[1]) : NaN };
-    },
+    name: 'codemode-native (stress scenario)',
+    script: here('event-loop-stress.mjs'),
+    parse: lastJsonLine,
   },
   {
     name: 'pure-JS stand-in (no addon)',
     script: here('peers/event-loop-control.mjs'),
-    parse(out) {
-      const line = out.trim().split('\n').pop();
-      try {
-        return JSON.parse(line);
-      } catch {
-        return null;
-      }
-    },
+    parse: lastJsonLine,
   },
 ];
 
@@ -75,8 +75,8 @@ for (let i = 0; i < RUNS; i++) {
   });
 }
 
-console.log(`| side | runs (failed) | steal-free runs | max: median, steal-free | max: worst, steal-free | steal-free runs over ${LIMIT_MS} ms | max: median, all runs | p99: median | longest V8 collection: median | longest exec/wait, steal-free |`);
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| side | runs (failed) | steal-free runs | max: median, steal-free | max: worst, steal-free | steal-free runs over ${LIMIT_MS} ms | max: median, all runs | p99: median | p99: worst | longest V8 collection: median | longest exec/wait, steal-free |`);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 const cleanMedians = [];
 const allMedians = [];
 sides.forEach((side, k) => {
@@ -86,7 +86,7 @@ sides.forEach((side, k) => {
   cleanMedians.push(clean.length >= 3 ? median(cleanMax) : NaN);
   allMedians.push(median(runs.map((r) => r.max)));
   const longest = clean.filter((r) => r.longestCall !== undefined).map((r) => r.longestCall);
-  console.log(`| ${side.name} | ${runs.length} (${failed}) | ${clean.length} | ${fmt(median(cleanMax))} | ${fmt(top(cleanMax))} | ${cleanMax.filter((x) => x > LIMIT_MS).length} | ${fmt(median(runs.map((r) => r.max)))} | ${fmt(median(runs.map((r) => r.p99)))} | ${fmt(median(runs.map((r) => r.longestGc)))} | ${fmt(top(longest))} |`);
+  console.log(`| ${side.name} | ${runs.length} (${failed}) | ${clean.length} | ${fmt(median(cleanMax))} | ${fmt(top(cleanMax))} | ${cleanMax.filter((x) => x > LIMIT_MS).length} | ${fmt(median(runs.map((r) => r.max)))} | ${fmt(median(runs.map((r) => r.p99)))} | ${fmt(top(runs.map((r) => r.p99)))} | ${fmt(median(runs.map((r) => r.longestGc)))} | ${fmt(top(longest))} |`);
 });
 // Too few steal-free runs (a busy host) leave only the all-runs figure to compare.
 const [basis, medians] = cleanMedians.some(Number.isNaN) ? ['all runs', allMedians] : ['steal-free runs', cleanMedians];

@@ -21,8 +21,32 @@ const tools = [
   { name: 'echo', execute: (input) => input },
   { name: 'slow', execute: async ({ ms }) => { await sleep(ms); return { ms }; } },
   { name: 'fail', execute: () => { throw new Error('soak tool failure'); } },
-  { name: 'never', execute: (_input, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(null))) },
+  {
+    name: 'never',
+    execute: (input, ctx) => {
+      onNeverCall.get(input?.call)?.();
+      return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(null)));
+    },
+  },
 ];
+
+// `never({ call })` tells the cell that registered `call` that the guest is now waiting on
+// the host, so the abort below comes mid-call whatever the machine's speed (a fixed delay
+// could come after timeoutMs, when the cell has parked instead).
+const onNeverCall = new Map();
+let neverCalls = 0;
+/** Runs `start()` and aborts `controller` once `never({ call })` is called (or it settled). */
+async function abortWhenWaiting(controller, call, start) {
+  const called = new Promise((resolve) => onNeverCall.set(call, resolve));
+  const pending = start();
+  try {
+    await Promise.race([called, pending]);
+  } finally {
+    onNeverCall.delete(call);
+  }
+  controller.abort();
+  return pending;
+}
 
 /** [name, weight, run(session) → Promise<string | null>]: null when the outcome is right. */
 const mix = [
@@ -42,17 +66,17 @@ const mix = [
   }],
   ['abort', 8, async (s) => {
     const controller = new AbortController();
-    const pending = s.exec({ code: 'await never({}); return 1' }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 1);
-    return expectCode(await pending, 'aborted');
+    const call = ++neverCalls;
+    const r = await abortWhenWaiting(controller, call, () => s.exec({ code: `await never({ call: ${call} }); return 1` }, { signal: controller.signal }));
+    return expectAborted(s, r, controller);
   }],
   ['abort a wait', 2, async (s) => {
-    const first = await s.exec({ code: 'await yield_control(); await never({}); return 1' });
+    const call = ++neverCalls;
+    const first = await s.exec({ code: `await yield_control(); await never({ call: ${call} }); return 1` });
     if (first.status !== 'waiting') return `abort-wait: ${first.status}`;
     const controller = new AbortController();
-    const pending = s.wait({ runId: first.runId }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 1);
-    return expectCode(await pending, 'aborted');
+    const r = await abortWhenWaiting(controller, call, () => s.wait({ runId: first.runId }, { signal: controller.signal }));
+    return expectAborted(s, r, controller);
   }],
   ['cancelRun', 2, async (s) => {
     const first = await s.exec({ code: 'setTimeout(() => {}, 60000); await yield_control(); return 1' });
@@ -73,6 +97,18 @@ function expectValue(result, value) {
   return JSON.stringify(result.value) === JSON.stringify(value) ? null : `value ${JSON.stringify(result.value)}`;
 }
 
+/**
+ * An exec or wait aborted mid-call fails with `aborted`. On a loaded host it may instead
+ * have parked at timeoutMs before the abort landed: a wait with the (now aborted) signal
+ * then fails with `aborted` and leaves the run, which cancelRun drops.
+ */
+async function expectAborted(s, result, controller) {
+  if (result.status !== 'waiting') return expectCode(result, 'aborted');
+  const late = await s.wait({ runId: result.runId }, { signal: controller.signal });
+  if (!s.cancelRun(result.runId)) return 'cancelRun after an aborted wait returned false';
+  return expectCode(late, 'aborted');
+}
+
 function expectCode(result, code) {
   if (result.status !== 'failed') return `expected failed/${code}, got ${result.status}`;
   return result.code === code ? null : `expected ${code}, got ${result.code}: ${result.error}`;
@@ -83,7 +119,7 @@ function drainingSession(session) {
   return {
     exec: async (input, options) => {
       const r = await session.exec(input, options);
-      if (r.status !== 'waiting' || input.code.includes('yield_control') || input.code.includes('slow({ ms: 130 })')) return r;
+      if (r.status !== 'waiting' || /yield_control|slow\(\{ ms: 130 \}\)|never\(\{ call/.test(input.code)) return r;
       return drain(session, r);
     },
     wait: (input, options) => session.wait(input, options),
@@ -91,9 +127,10 @@ function drainingSession(session) {
   };
 }
 
+/** Waits while the result is `waiting`; 600 waits (a minute at timeoutMs 100) only guard a hang. */
 async function drain(session, result) {
   let r = result;
-  for (let i = 0; i < 20 && r.status === 'waiting'; i++) r = await session.wait({ runId: r.runId });
+  for (let i = 0; i < 600 && r.status === 'waiting'; i++) r = await session.wait({ runId: r.runId });
   return r;
 }
 
