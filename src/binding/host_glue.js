@@ -293,17 +293,38 @@
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
-  async function allPages(fetchPage, field) {
+  // Every page of a list. Some clients ignore the cursor and answer the first page (and
+  // its nextCursor) again: paging stops when a cursor repeats or a page brings nothing
+  // new, and an item whose key was already seen is dropped (one name, one entry).
+  async function allPages(fetchPage, field, keyOf) {
     const items = [];
+    const keys = new Set();
+    const cursors = new Set();
     let cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await fetchPage(cursor === undefined ? undefined : { cursor });
       const batch = result !== null && typeof result === "object" ? result[field] : undefined;
-      if (Array.isArray(batch)) for (const item of batch) items.push(item);
+      let added = 0;
+      if (Array.isArray(batch)) {
+        for (const item of batch) {
+          const key = keyOf(item);
+          if (key !== undefined && keys.has(key)) continue;
+          if (key !== undefined) keys.add(key);
+          items.push(item);
+          added++;
+        }
+      }
       cursor = result !== null && typeof result === "object" ? result.nextCursor : undefined;
-      if (typeof cursor !== "string" || cursor === "") break;
+      if (typeof cursor !== "string" || cursor === "" || added === 0 || cursors.has(cursor)) break;
+      cursors.add(cursor);
     }
     return items;
+  }
+
+  // What makes a listed item the same as another: tools and prompts by name, resources
+  // by uri, templates by uriTemplate. Items without one are kept as they are.
+  function keyBy(property) {
+    return (item) => (item !== null && typeof item === "object" && typeof item[property] === "string" ? item[property] : undefined);
   }
 
   // MCP `callTool` results keep content blocks (with annotations and block _meta),
@@ -327,11 +348,18 @@
   async function loadServer(server) {
     const { name, client } = server;
     try {
-      const tools = await withTimeout(
-        allPages((params) => client.listTools(params), "tools"),
-        MCP_LIST_TIMEOUT_MS,
-        "listTools did not answer within " + MCP_LIST_TIMEOUT_MS + " ms"
-      );
+      // An SDK Client has every method whatever the server supports; the server's declared
+      // capabilities decide, when the client can tell them (duck-typed clients may not).
+      // A server without tools (resources or prompts only) is listed as having none.
+      const capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined;
+      const supports = (family) => !isObject(capabilities) || isObject(capabilities[family]);
+      const tools = !supports("tools")
+        ? []
+        : await withTimeout(
+            allPages((params) => client.listTools(params), "tools", keyBy("name")),
+            MCP_LIST_TIMEOUT_MS,
+            "listTools did not answer within " + MCP_LIST_TIMEOUT_MS + " ms"
+          );
       const entries = [];
       for (const tool of tools) {
         if (tool === null || typeof tool !== "object" || typeof tool.name !== "string") continue;
@@ -347,21 +375,20 @@
         });
       }
       const ops = {};
-      // An SDK Client has every method whatever the server supports; the server's declared
-      // capabilities decide, when the client can tell them (duck-typed clients may not).
-      const capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined;
-      const supports = (family) => !isObject(capabilities) || isObject(capabilities[family]);
       const op = (key, method, run) => {
         if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = addSurface(name + "." + key, "mcp", run);
       };
       op("resources.list", "listResources", async (_input, ctx) => ({
-        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources"),
+        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources", keyBy("uri")),
+      }));
+      op("resources.templates", "listResourceTemplates", async (_input, ctx) => ({
+        resourceTemplates: await allPages((params) => client.listResourceTemplates(params, { signal: ctx.signal }), "resourceTemplates", keyBy("uriTemplate")),
       }));
       op("resources.read", "readResource", async (input, ctx) =>
         without_meta(await client.readResource({ uri: String(input.uri) }, { signal: ctx.signal }), ["contents"])
       );
       op("prompts.list", "listPrompts", async (_input, ctx) => ({
-        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts"),
+        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts", keyBy("name")),
       }));
       op("prompts.get", "getPrompt", async (input, ctx) => {
         const params = { name: String(input.name) };
