@@ -38,6 +38,47 @@ async function value(s, code) {
   return r.value;
 }
 
+test("runCodeModeScript waits for MCP tools to load and lists them once", async () => {
+  // listTools answers only after the script was started, so without the wait the script
+  // would run before `MCP.srv` exists.
+  const client = await connect(echoServer());
+  let lists = 0;
+  const answers = [];
+  const gated = {
+    listTools: (params) => {
+      lists++;
+      return new Promise((resolve) => answers.push(() => resolve(client.listTools(params))));
+    },
+    callTool: (...args) => client.callTool(...args),
+  };
+  const pending = runCodeModeScript('return (await MCP.srv.echo({ message: "x" })).content[0].text', { sessionId: "script-gated", mcpServers: [{ name: "srv", client: gated }] });
+  await eventually(() => answers.length > 0, "the script to list the server's tools");
+  for (const answer of answers.splice(0)) answer();
+  const r = await pending;
+  assert.equal(r.status, "completed", JSON.stringify(r));
+  assert.equal(r.value, "x");
+  assert.equal(lists, 1);
+  await client.close();
+});
+
+test("runCodeModeScript reaches a real stdio server on every run", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "codemode-fs-"));
+  writeFileSync(path.join(dir, "note.txt"), "hello from disk");
+  const client = new Client({ name: "script-stdio", version: "1" });
+  await client.connect(new StdioClientTransport({ command: BIN + "mcp-server-filesystem", args: [dir], stderr: "ignore" }));
+  try {
+    const code = `return (await MCP.files.readTextFile({ path: ${JSON.stringify(path.join(dir, "note.txt"))} })).content[0].text;`;
+    for (let i = 0; i < 10; i++) {
+      const r = await runCodeModeScript(code, { sessionId: "script-stdio-" + i, mcpServers: [{ name: "files", client }] });
+      assert.equal(r.status, "completed", `run ${i}: ${JSON.stringify(r).slice(0, 300)}`);
+      assert.equal(r.value, "hello from disk");
+    }
+  } finally {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a client that ignores cursors is listed until its pages repeat, one tool per name", async () => {
   // Like the @ai-sdk/mcp client: the first page and the same nextCursor, forever.
   let sameCursorCalls = 0;
