@@ -170,3 +170,41 @@ test("collision suffixes do not depend on the order a server lists its tools in"
   // The tool whose name already is an identifier keeps it.
   assert.equal(forward.called, "readFile");
 });
+
+test("a server's tools/list_changed refreshes the session's tools, and the gateway's handler still runs", async () => {
+  const server = echoServer();
+  const client = await connect(server);
+  let gatewaySaw = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    gatewaySaw++;
+  });
+  const s = new CodeModeSession({ sessionId: "list-changed", mcpServers: [{ name: "srv", client }] });
+  const other = new CodeModeSession({ sessionId: "list-changed-2", mcpServers: [{ name: "srv", client }] });
+  await s.ready();
+  await other.ready();
+  assert.equal(await value(s, `return typeof MCP.srv.late;`), "undefined");
+  server.registerTool("late", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "late tool" }] }));
+  for (const session of [s, other]) {
+    await eventually(async () => (await value(session, `return typeof MCP.srv.late;`)) === "function", "the new tool to appear");
+  }
+  assert.equal(await value(s, `return (await MCP.srv.late()).content[0].text;`), "late tool");
+  await eventually(() => gatewaySaw > 0, "the gateway's own handler to run");
+  await s.close();
+  await other.close();
+  await client.close();
+});
+
+test("tools a real stdio server registers after connecting appear without refreshMcp()", async () => {
+  // server-everything registers get-roots-list once it knows the client supports roots,
+  // after the handshake, and announces it with tools/list_changed.
+  const client = new Client({ name: "roots-client", version: "1" }, { capabilities: { roots: {} } });
+  await client.connect(new StdioClientTransport({ command: BIN + "mcp-server-everything", args: ["stdio"], stderr: "ignore" }));
+  try {
+    const s = new CodeModeSession({ sessionId: "everything-late", mcpServers: [{ name: "everything", client }] });
+    await eventually(async () => (await value(s, `return typeof MCP.everything.getRootsList;`)) === "function", "get-roots-list to appear");
+    assert.equal(await value(s, `return typeof MCP.everything["get-roots-list"];`), "function");
+    await s.close();
+  } finally {
+    await client.close();
+  }
+});

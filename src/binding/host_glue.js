@@ -2,7 +2,7 @@
 // It owns everything that must stay a live JS value: tool definitions (their execute
 // functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
 // to it with JSON strings and small integers only, so no JS object ever crosses threads.
-(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler) {
+(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList) {
   "use strict";
   const definitions = [];
   // Namespace leaves, MCP tools and operations, nodes, skills and Swarm: called like tools
@@ -10,6 +10,11 @@
   const surfaces = [];
   let mcpServers = [];
   let mcpReady = null;
+  // Per MCP server, by index: its latest load report (null until the first ends), the
+  // number of its newest load, whether a list_changed refresh runs or is due, and the
+  // listener the client's list_changed handler holds weakly (kept alive here).
+  let serverStates = [];
+  let closed = false;
   const MCP_LIST_TIMEOUT_MS = 15000;
   const MAX_PAGES = 100;
   const MAX_NAMESPACE_DEPTH = 8;
@@ -402,18 +407,61 @@
     }
   }
 
-  // Loads every server's tools (all pages) and hands the report to Rust; a failing or
-  // silent server is reported as unavailable instead of failing the session.
+  // Hands Rust every server's latest report once each server has one.
+  function reportMcp() {
+    if (closed || serverStates.some((state) => state.report === null)) return;
+    try {
+      mcpLoaded(JSON.stringify({ servers: serverStates.map((state) => state.report) }));
+    } catch (_) {
+      // The session was finalised meanwhile; waiting callers must still run.
+    }
+  }
+
+  // Loads the given servers' tools (all pages) and reports; a failing or silent server is
+  // reported as unavailable instead of failing the session. Of overlapping loads of one
+  // server the newest wins, except that any load fills a server that has no report yet.
+  function loadServers(indices) {
+    return Promise.all(
+      indices.map((i) => {
+        const state = serverStates[i];
+        const mine = ++state.loads;
+        return loadServer(mcpServers[i]).then((report) => {
+          if (mine === state.loads || state.report === null) state.report = report;
+        });
+      })
+    ).then(reportMcp);
+  }
+
   function loadMcp() {
-    const loading = Promise.all(mcpServers.map(loadServer)).then((servers) => {
-      try {
-        mcpLoaded(JSON.stringify({ servers }));
-      } catch (_) {
-        // The session was finalised meanwhile; waiting callers must still run.
-      }
-    });
+    const loading = loadServers(mcpServers.map((_, i) => i));
     mcpReady = loading;
     return loading;
+  }
+
+  // A tools/list_changed from server i: reload that server alone. Notifications arriving
+  // while it reloads (a server registering tools one by one) cost one more reload, not one each.
+  function toolListChanged(i) {
+    const state = serverStates[i];
+    if (closed || state === undefined) return;
+    if (state.refreshing) {
+      state.again = true;
+      return;
+    }
+    state.refreshing = true;
+    loadServers([i]).then(() => {
+      state.refreshing = false;
+      if (state.again) {
+        state.again = false;
+        toolListChanged(i);
+      }
+    });
+  }
+
+  function watchServers() {
+    serverStates.forEach((state, i) => {
+      state.listener = () => toolListChanged(i);
+      state.unwatch = watchToolList(mcpServers[i].client, state.listener);
+    });
   }
 
   // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
@@ -539,8 +587,20 @@
       return text;
     },
     // Called by Rust once the session exists, so the load report has somewhere to go.
-    startMcp() {
-      if (mcpServers.length > 0) loadMcp();
+    // `watch`: refresh a server's tools when it says its list changed.
+    startMcp(watch) {
+      if (mcpServers.length === 0) return;
+      serverStates = mcpServers.map(() => ({ report: null, loads: 0, refreshing: false, again: false, listener: null, unwatch: null }));
+      loadMcp();
+      if (watch) watchServers();
+    },
+    // The session closed: no more refreshes, and the clients stop calling it.
+    close() {
+      closed = true;
+      for (const state of serverStates) {
+        if (typeof state.unwatch === "function") state.unwatch();
+        state.listener = null;
+      }
     },
     // Runs `callback` once the MCP tools are loaded (at once when there are none).
     afterMcp(callback) {

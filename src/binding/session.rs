@@ -20,10 +20,12 @@ use serde_json::Value;
 use std::sync::{Arc, OnceLock, Weak};
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
+const MCP_WATCH: &str = include_str!("mcp_watch.js");
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
-/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler)`.
+/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
+/// watchToolList)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
@@ -32,6 +34,7 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), Option<Letter>>,
     Function<'a, (), ()>,
     Object<'a>,
+    Unknown<'a>,
 )>;
 
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
@@ -477,6 +480,9 @@ impl CodeModeSession {
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.mailbox.close();
         self.core.close();
+        if let Ok(glue) = self.glue(env) {
+            glue_fn::<(), ()>(&glue, "close")?.call(())?;
+        }
         let (deferred, promise): (JsDeferred<(), _>, Object) = env.create_deferred()?;
         deferred.resolve(|_env| Ok(()));
         Ok(promise)
@@ -627,6 +633,7 @@ fn create_glue<'env>(
         watches.fire(ctx.get(0)?);
         Ok(())
     })?;
+    let watch_tool_list: Unknown = env.run_script(MCP_WATCH)?;
     factory.call(FnArgs::from((
         done,
         pause,
@@ -635,6 +642,7 @@ fn create_glue<'env>(
         take,
         abort,
         super::scheduler::shared(env)?,
+        watch_tool_list,
     )))
 }
 
