@@ -285,8 +285,20 @@
       for (const method of ["listTools", "callTool"]) {
         if (typeof client[method] !== "function") throw invalid(at + ".client." + method + " must be a function.");
       }
-      return { name: server.name, client };
+      return { name: server.name, client, surfaceIndices: new Map() };
     });
+  }
+
+  // A server's tool or operation keeps its surface index across reloads: its function
+  // depends only on the client and the name, and surfaces are never removed, so a server
+  // that keeps announcing list changes must not grow them.
+  function mcpSurface(server, key, name, execute) {
+    let index = server.surfaceIndices.get(key);
+    if (index === undefined) {
+      index = addSurface(name, "mcp", execute);
+      server.surfaceIndices.set(key, index);
+    }
+    return index;
   }
 
   function withTimeout(promise, ms, message) {
@@ -369,7 +381,7 @@
       for (const tool of tools) {
         if (tool === null || typeof tool !== "object" || typeof tool.name !== "string") continue;
         const toolName = tool.name;
-        const hostIndex = addSurface(toolName, "mcp", async (input, ctx) =>
+        const hostIndex = mcpSurface(server, "tool:" + toolName, toolName, async (input, ctx) =>
           projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, { signal: ctx.signal }))
         );
         entries.push({
@@ -381,7 +393,7 @@
       }
       const ops = {};
       const op = (key, method, run) => {
-        if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = addSurface(name + "." + key, "mcp", run);
+        if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = mcpSurface(server, key, name + "." + key, run);
       };
       op("resources.list", "listResources", async (_input, ctx) => ({
         resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources", keyBy("uri")),
