@@ -194,6 +194,46 @@ test("a server's tools/list_changed refreshes the session's tools, and the gatew
   await client.close();
 });
 
+test("a session created after the gateway replaced the list_changed handler chains to the new one", async () => {
+  const server = echoServer();
+  const client = await connect(server);
+  const first = new CodeModeSession({ sessionId: "rechain-1", mcpServers: [{ name: "srv", client }] });
+  let gatewaySaw = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    gatewaySaw++;
+  });
+  const second = new CodeModeSession({ sessionId: "rechain-2", mcpServers: [{ name: "srv", client }] });
+  await first.ready();
+  await second.ready();
+  server.registerTool("late", { inputSchema: {} }, async () => ({ content: [] }));
+  for (const session of [first, second]) {
+    await eventually(async () => (await value(session, `return typeof MCP.srv.late;`)) === "function", "the new tool to appear");
+  }
+  await eventually(() => gatewaySaw > 0, "the gateway's handler to run");
+  await first.close();
+  await second.close();
+  await client.close();
+});
+
+test("a list_changed refresh that fails keeps the server's tools", async () => {
+  const server = echoServer();
+  const client = await connect(server);
+  const s = new CodeModeSession({ sessionId: "list-changed-fails", mcpServers: [{ name: "srv", client }] });
+  await s.ready();
+  let failed = 0;
+  client.listTools = async () => {
+    failed++;
+    throw new Error("server went away for a moment");
+  };
+  server.registerTool("late", { inputSchema: {} }, async () => ({ content: [] }));
+  await eventually(() => failed > 0, "the refresh to list the tools");
+  // The failed listing settles in microtasks; this exec starts after them.
+  assert.equal(await value(s, `return (await MCP.srv.echo({ message: "still here" })).content[0].text;`), "still here");
+  assert.doesNotMatch(s.modelTools()[0].description, /Unavailable/);
+  await s.close();
+  await client.close();
+});
+
 test("tools a real stdio server registers after connecting appear without refreshMcp()", async () => {
   // server-everything registers get-roots-list once it knows the client supports roots,
   // after the handshake, and announces it with tools/list_changed.

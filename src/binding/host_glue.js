@@ -432,12 +432,16 @@
   // Loads the given servers' tools (all pages) and reports; a failing or silent server is
   // reported as unavailable instead of failing the session. Of overlapping loads of one
   // server the newest wins, except that any load fills a server that has no report yet.
-  function loadServers(indices) {
+  // `keepTools`: a failed reload keeps the tools the server had (a list_changed refresh
+  // should not take a server away over one failed listing).
+  function loadServers(indices, keepTools) {
     return Promise.all(
       indices.map((i) => {
         const state = serverStates[i];
         const mine = ++state.loads;
         return loadServer(mcpServers[i]).then((report) => {
+          const had = state.report !== null && state.report.error === undefined;
+          if (keepTools && report.error !== undefined && had) return;
           if (mine === state.loads || state.report === null) state.report = report;
         });
       })
@@ -445,7 +449,7 @@
   }
 
   function loadMcp() {
-    const loading = loadServers(mcpServers.map((_, i) => i));
+    const loading = loadServers(mcpServers.map((_, i) => i), false);
     mcpReady = loading;
     return loading;
   }
@@ -460,7 +464,7 @@
       return;
     }
     state.refreshing = true;
-    loadServers([i]).then(() => {
+    loadServers([i], true).then(() => {
       state.refreshing = false;
       if (state.again) {
         state.again = false;

@@ -17,16 +17,21 @@
     safeParse: (notification) => ({ success: true, data: notification }),
   };
 
-  function install(client) {
-    // The gateway's own handler (or the SDK's, for its `listChanged` option) keeps running.
+  function handlerOf(client) {
     const handlers = client._notificationHandlers;
-    const previous = handlers instanceof Map ? handlers.get(METHOD) : undefined;
-    const hub = new Set();
+    return handlers instanceof Map ? handlers.get(METHOD) : undefined;
+  }
+
+  // Installs the shared handler; returns what the client stored for it, to notice later
+  // whether someone replaced it.
+  function install(client, listeners) {
+    // The gateway's own handler (or the SDK's, for its `listChanged` option) keeps running.
+    const previous = handlerOf(client);
     client.setNotificationHandler(SCHEMA, (notification) => {
-      for (const ref of hub) {
+      for (const ref of listeners) {
         const listener = ref.deref();
         if (listener === undefined) {
-          hub.delete(ref);
+          listeners.delete(ref);
           continue;
         }
         try {
@@ -36,8 +41,7 @@
       const next = previous !== undefined ? previous : client.fallbackNotificationHandler;
       return typeof next === "function" ? next(notification) : undefined;
     });
-    Object.defineProperty(client, HUB, { value: hub });
-    return hub;
+    return handlerOf(client);
   }
 
   // Calls `listener` on each tools/list_changed from `client`; returns the function that
@@ -47,12 +51,20 @@
     if (typeof client.setNotificationHandler !== "function") return null;
     let hub;
     try {
-      hub = client[HUB] instanceof Set ? client[HUB] : install(client);
+      hub = client[HUB];
+      if (hub === undefined || !(hub.listeners instanceof Set)) {
+        hub = { listeners: new Set(), installed: undefined };
+        hub.installed = install(client, hub.listeners);
+        Object.defineProperty(client, HUB, { value: hub });
+      } else if (hub.installed !== undefined && handlerOf(client) !== hub.installed) {
+        // The gateway set its own handler since: chain to that one from now on.
+        hub.installed = install(client, hub.listeners);
+      }
     } catch (_) {
       return null;
     }
     const ref = new WeakRef(listener);
-    hub.add(ref);
-    return () => hub.delete(ref);
+    hub.listeners.add(ref);
+    return () => hub.listeners.delete(ref);
   };
 })();
