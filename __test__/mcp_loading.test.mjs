@@ -13,6 +13,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { createRequire } from "node:module";
 import { native, eventually } from "./_helpers.mjs";
 
 const { CodeModeSession, runCodeModeScript } = native;
@@ -247,4 +248,22 @@ test("tools a real stdio server registers after connecting appear without refres
   } finally {
     await client.close();
   }
+});
+
+test("an SDK Client type-checks as an mcpServers client", () => {
+  // The README tells gateways to pass a connected SDK Client; index.d.ts must accept one.
+  const ts = createRequire(import.meta.url)("typescript");
+  const file = path.join(new URL("..", import.meta.url).pathname, "__sdk_client_check.ts");
+  const text = `import type { McpServerDefinition } from "./index";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+export const server: McpServerDefinition = { name: "crm", client: new Client({ name: "gateway", version: "1" }) };
+`;
+  const options = { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 };
+  const host = ts.createCompilerHost(options);
+  const fromDisk = host.getSourceFile;
+  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, text, language) : fromDisk(name, language, ...rest));
+  host.fileExists = (name) => name === file || ts.sys.fileExists(name);
+  host.readFile = (name) => (name === file ? text : ts.sys.readFile(name));
+  const diagnostics = ts.getPreEmitDiagnostics(ts.createProgram([file], options, host));
+  assert.deepEqual(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " ").slice(0, 300)), []);
 });
