@@ -2,7 +2,7 @@
 // It owns everything that must stay a live JS value: tool definitions (their execute
 // functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
 // to it with JSON strings and small integers only, so no JS object ever crosses threads.
-(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler) {
+(function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList) {
   "use strict";
   const definitions = [];
   // Namespace leaves, MCP tools and operations, nodes, skills and Swarm: called like tools
@@ -10,6 +10,11 @@
   const surfaces = [];
   let mcpServers = [];
   let mcpReady = null;
+  // Per MCP server, by index: its latest load report (null until the first ends), the
+  // number of its newest load, whether a list_changed refresh runs or is due, and the
+  // listener the client's list_changed handler holds weakly (kept alive here).
+  let serverStates = [];
+  let closed = false;
   const MCP_LIST_TIMEOUT_MS = 15000;
   const MAX_PAGES = 100;
   const MAX_NAMESPACE_DEPTH = 8;
@@ -303,8 +308,20 @@
       for (const method of ["listTools", "callTool"]) {
         if (typeof client[method] !== "function") throw invalid(at + ".client." + method + " must be a function.");
       }
-      return { name: server.name, client };
+      return { name: server.name, client, surfaceIndices: new Map() };
     });
+  }
+
+  // A server's tool or operation keeps its surface index across reloads: its function
+  // depends only on the client and the name, and surfaces are never removed, so a server
+  // that keeps announcing list changes must not grow them.
+  function mcpSurface(server, key, name, execute) {
+    let index = server.surfaceIndices.get(key);
+    if (index === undefined) {
+      index = addSurface(name, "mcp", execute);
+      server.surfaceIndices.set(key, index);
+    }
+    return index;
   }
 
   function withTimeout(promise, ms, message) {
@@ -316,17 +333,38 @@
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
-  async function allPages(fetchPage, field) {
+  // Every page of a list. Some clients ignore the cursor and answer the first page (and
+  // its nextCursor) again: paging stops when a cursor repeats or a page brings nothing
+  // new, and an item whose key was already seen is dropped (one name, one entry).
+  async function allPages(fetchPage, field, keyOf) {
     const items = [];
+    const keys = new Set();
+    const cursors = new Set();
     let cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await fetchPage(cursor === undefined ? undefined : { cursor });
       const batch = result !== null && typeof result === "object" ? result[field] : undefined;
-      if (Array.isArray(batch)) for (const item of batch) items.push(item);
+      let added = 0;
+      if (Array.isArray(batch)) {
+        for (const item of batch) {
+          const key = keyOf(item);
+          if (key !== undefined && keys.has(key)) continue;
+          if (key !== undefined) keys.add(key);
+          items.push(item);
+          added++;
+        }
+      }
       cursor = result !== null && typeof result === "object" ? result.nextCursor : undefined;
-      if (typeof cursor !== "string" || cursor === "") break;
+      if (typeof cursor !== "string" || cursor === "" || added === 0 || cursors.has(cursor)) break;
+      cursors.add(cursor);
     }
     return items;
+  }
+
+  // What makes a listed item the same as another: tools and prompts by name, resources
+  // by uri, templates by uriTemplate. Items without one are kept as they are.
+  function keyBy(property) {
+    return (item) => (item !== null && typeof item === "object" && typeof item[property] === "string" ? item[property] : undefined);
   }
 
   // MCP `callTool` results keep content blocks (with annotations and block _meta),
@@ -350,16 +388,23 @@
   async function loadServer(server) {
     const { name, client } = server;
     try {
-      const tools = await withTimeout(
-        allPages((params) => client.listTools(params), "tools"),
-        MCP_LIST_TIMEOUT_MS,
-        "listTools did not answer within " + MCP_LIST_TIMEOUT_MS + " ms"
-      );
+      // An SDK Client has every method whatever the server supports; the server's declared
+      // capabilities decide, when the client can tell them (duck-typed clients may not).
+      // A server without tools (resources or prompts only) is listed as having none.
+      const capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined;
+      const supports = (family) => !isObject(capabilities) || isObject(capabilities[family]);
+      const tools = !supports("tools")
+        ? []
+        : await withTimeout(
+            allPages((params) => client.listTools(params), "tools", keyBy("name")),
+            MCP_LIST_TIMEOUT_MS,
+            "listTools did not answer within " + MCP_LIST_TIMEOUT_MS + " ms"
+          );
       const entries = [];
       for (const tool of tools) {
         if (tool === null || typeof tool !== "object" || typeof tool.name !== "string") continue;
         const toolName = tool.name;
-        const hostIndex = addSurface(toolName, "mcp", async (input, ctx) =>
+        const hostIndex = mcpSurface(server, "tool:" + toolName, toolName, async (input, ctx) =>
           projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, { signal: ctx.signal }))
         );
         entries.push({
@@ -370,21 +415,20 @@
         });
       }
       const ops = {};
-      // An SDK Client has every method whatever the server supports; the server's declared
-      // capabilities decide, when the client can tell them (duck-typed clients may not).
-      const capabilities = typeof client.getServerCapabilities === "function" ? client.getServerCapabilities() : undefined;
-      const supports = (family) => !isObject(capabilities) || isObject(capabilities[family]);
       const op = (key, method, run) => {
-        if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = addSurface(name + "." + key, "mcp", run);
+        if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = mcpSurface(server, key, name + "." + key, run);
       };
       op("resources.list", "listResources", async (_input, ctx) => ({
-        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources"),
+        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources", keyBy("uri")),
+      }));
+      op("resources.templates", "listResourceTemplates", async (_input, ctx) => ({
+        resourceTemplates: await allPages((params) => client.listResourceTemplates(params, { signal: ctx.signal }), "resourceTemplates", keyBy("uriTemplate")),
       }));
       op("resources.read", "readResource", async (input, ctx) =>
         without_meta(await client.readResource({ uri: String(input.uri) }, { signal: ctx.signal }), ["contents"])
       );
       op("prompts.list", "listPrompts", async (_input, ctx) => ({
-        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts"),
+        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts", keyBy("name")),
       }));
       op("prompts.get", "getPrompt", async (input, ctx) => {
         const params = { name: String(input.name) };
@@ -398,18 +442,65 @@
     }
   }
 
-  // Loads every server's tools (all pages) and hands the report to Rust; a failing or
-  // silent server is reported as unavailable instead of failing the session.
+  // Hands Rust every server's latest report once each server has one.
+  function reportMcp() {
+    if (closed || serverStates.some((state) => state.report === null)) return;
+    try {
+      mcpLoaded(JSON.stringify({ servers: serverStates.map((state) => state.report) }));
+    } catch (_) {
+      // The session was finalised meanwhile; waiting callers must still run.
+    }
+  }
+
+  // Loads the given servers' tools (all pages) and reports; a failing or silent server is
+  // reported as unavailable instead of failing the session. Of overlapping loads of one
+  // server the newest wins, except that any load fills a server that has no report yet.
+  // `keepTools`: a failed reload keeps the tools the server had (a list_changed refresh
+  // should not take a server away over one failed listing).
+  function loadServers(indices, keepTools) {
+    return Promise.all(
+      indices.map((i) => {
+        const state = serverStates[i];
+        const mine = ++state.loads;
+        return loadServer(mcpServers[i]).then((report) => {
+          const had = state.report !== null && state.report.error === undefined;
+          if (keepTools && report.error !== undefined && had) return;
+          if (mine === state.loads || state.report === null) state.report = report;
+        });
+      })
+    ).then(reportMcp);
+  }
+
   function loadMcp() {
-    const loading = Promise.all(mcpServers.map(loadServer)).then((servers) => {
-      try {
-        mcpLoaded(JSON.stringify({ servers }));
-      } catch (_) {
-        // The session was finalised meanwhile; waiting callers must still run.
-      }
-    });
+    const loading = loadServers(mcpServers.map((_, i) => i), false);
     mcpReady = loading;
     return loading;
+  }
+
+  // A tools/list_changed from server i: reload that server alone. Notifications arriving
+  // while it reloads (a server registering tools one by one) cost one more reload, not one each.
+  function toolListChanged(i) {
+    const state = serverStates[i];
+    if (closed || state === undefined) return;
+    if (state.refreshing) {
+      state.again = true;
+      return;
+    }
+    state.refreshing = true;
+    loadServers([i], true).then(() => {
+      state.refreshing = false;
+      if (state.again) {
+        state.again = false;
+        toolListChanged(i);
+      }
+    });
+  }
+
+  function watchServers() {
+    serverStates.forEach((state, i) => {
+      state.listener = () => toolListChanged(i);
+      state.unwatch = watchToolList(mcpServers[i].client, state.listener);
+    });
   }
 
   // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
@@ -535,8 +626,20 @@
       return text;
     },
     // Called by Rust once the session exists, so the load report has somewhere to go.
-    startMcp() {
-      if (mcpServers.length > 0) loadMcp();
+    // `watch`: refresh a server's tools when it says its list changed.
+    startMcp(watch) {
+      if (mcpServers.length === 0) return;
+      serverStates = mcpServers.map(() => ({ report: null, loads: 0, refreshing: false, again: false, listener: null, unwatch: null }));
+      loadMcp();
+      if (watch) watchServers();
+    },
+    // The session closed: no more refreshes, and the clients stop calling it.
+    close() {
+      closed = true;
+      for (const state of serverStates) {
+        if (typeof state.unwatch === "function") state.unwatch();
+        state.listener = null;
+      }
     },
     // Runs `callback` once the MCP tools are loaded (at once when there are none).
     afterMcp(callback) {

@@ -1,8 +1,9 @@
 //! `runCodeModeScript`: headless automation. One run under a wall clock and a tool-call
 //! budget that drains to completion and never returns `waiting` (SPEC §13).
 
-use super::session::{glue_fn, CodeModeSession, Promised};
+use super::session::{glue_fn, CodeModeSession, Promised, StartFn};
 use crate::engine::abort_watch::AbortTarget;
+use crate::engine::cell::Responder;
 use crate::engine::result::early_failure;
 use crate::error::{CodeModeError, ErrorCode};
 use crate::source::{Field, RawExecInput};
@@ -37,25 +38,22 @@ pub fn run_code_mode_script<'env>(
     code: String,
     options: Unknown<'env>,
 ) -> Result<Object<'env>> {
-    let (script, session) = {
-        let session = CodeModeSession::build(env, options, |_| {})?;
-        let read: Function<Unknown, String> = glue_fn(&session.glue(env)?, "readScriptOptions")?;
-        let script: ScriptOptions = serde_json::from_str(&read.call(options)?).unwrap_or_default();
-        session.release(env)?;
-        let wall = script
+    let mut script = ScriptOptions::default();
+    let session = CodeModeSession::build(env, options, false, |glue, config| {
+        let read: Function<Unknown, String> = glue_fn(glue, "readScriptOptions")?;
+        script = serde_json::from_str(&read.call(options)?).unwrap_or_default();
+        config.limits.timeout_ms = script
             .wall_clock_ms
             .unwrap_or(DEFAULT_WALL_CLOCK_MS)
             .min(MAX_WALL_CLOCK_MS);
-        let calls = script
-            .max_tool_calls
-            .unwrap_or(DEFAULT_TOOL_CALLS)
-            .min(MAX_TOOL_CALLS);
-        let session = CodeModeSession::build(env, options, |config| {
-            config.limits.timeout_ms = wall;
-            config.max_tool_calls = Some(calls);
-        })?;
-        (script, session)
-    };
+        config.max_tool_calls = Some(
+            script
+                .max_tool_calls
+                .unwrap_or(DEFAULT_TOOL_CALLS)
+                .min(MAX_TOOL_CALLS),
+        );
+        Ok(())
+    })?;
     let core = session.core().clone();
     let Promised {
         responder: respond,
@@ -75,17 +73,19 @@ pub fn run_code_mode_script<'env>(
         ..RawExecInput::default()
     };
     let finisher = core.clone();
-    let cell = core.exec(
-        input,
-        None,
-        Box::new(move |outcome: Value| {
-            let outcome = settle_headless(&finisher, outcome);
-            finisher.close();
-            respond(outcome);
-        }),
-    );
-    if let Some(cell) = &cell {
-        session.watch_abort(env, &Some(options), token, AbortTarget::call(cell))?;
+    let respond: Responder = Box::new(move |outcome: Value| {
+        let outcome = settle_headless(&finisher, outcome);
+        finisher.close();
+        respond(outcome);
+    });
+    let options = Some(options);
+    if core.mcp_loading() {
+        // Like exec on a session: the script's `MCP` tree exists only once every server
+        // has listed its tools (or failed to).
+        let start: StartFn = Box::new(move |core, _, respond| core.exec(input, None, respond));
+        session.defer_until_mcp(env, &options, token, None, start, respond)?;
+    } else if let Some(cell) = core.exec(input, None, respond) {
+        session.watch_abort(env, &options, token, AbortTarget::call(&cell))?;
     }
     session.release(env)?;
     Ok(promise)

@@ -20,10 +20,12 @@ use serde_json::Value;
 use std::sync::{Arc, OnceLock, Weak};
 
 const HOST_GLUE: &str = include_str!("host_glue.js");
+const MCP_WATCH: &str = include_str!("mcp_watch.js");
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
-/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler)`.
+/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
+/// watchToolList)`.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
@@ -32,12 +34,14 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), Option<Letter>>,
     Function<'a, (), ()>,
     Object<'a>,
+    Unknown<'a>,
 )>;
 
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
 type CoreSlot = Arc<OnceLock<Weak<SessionCore>>>;
 /// Starts a cell (exec or wait) for a call id and a responder.
-type StartFn = Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>;
+pub(super) type StartFn =
+    Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>;
 /// A start deferred until MCP tools are loaded: taken once, by the first callback, on
 /// the Node thread (so no `Send` is needed).
 type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
@@ -83,11 +87,14 @@ pub(super) fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
 }
 
 impl CodeModeSession {
-    /// Builds a session; `adjust` lets headless scripts change the config first.
+    /// Builds a session; `adjust` lets headless scripts read their own options through the
+    /// glue and change the config first. `watch_tool_lists`: MCP servers' list_changed
+    /// notifications refresh their tools (pointless for a one-shot script).
     pub(super) fn build(
         env: &Env,
         options: Unknown,
-        adjust: impl FnOnce(&mut crate::engine::session::SessionConfig),
+        watch_tool_lists: bool,
+        adjust: impl FnOnce(&Object, &mut crate::engine::session::SessionConfig) -> Result<()>,
     ) -> Result<Self> {
         let pending = Arc::new(PendingReplies::default());
         let core_slot: CoreSlot = Arc::default();
@@ -102,7 +109,7 @@ impl CodeModeSession {
             Err(message) => return Err(glue_fail(&glue, &message)),
         };
         install_redactor(env, &glue, &redactor)?;
-        adjust(&mut config);
+        adjust(&glue, &mut config)?;
         let mailbox = Arc::new(Mailbox::new(
             wake_function(&glue, held)?,
             pending.clone(),
@@ -115,7 +122,7 @@ impl CodeModeSession {
             Err(message) => return Err(glue_fail(&glue, &message)),
         };
         let _ = core_slot.set(Arc::downgrade(&core));
-        glue_fn::<(), ()>(&glue, "startMcp")?.call(())?;
+        glue_fn::<bool, ()>(&glue, "startMcp")?.call(watch_tool_lists)?;
         let emit = if events {
             Some(Arc::new(
                 glue_fn::<String, ()>(&glue, "emit")?.create_ref()?,
@@ -263,8 +270,7 @@ impl CodeModeSession {
     }
 
     /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
-    /// returned now, the cell starts from the glue's `afterMcp` callback. An abort that
-    /// arrives before the cell exists is remembered and answered when the callback runs.
+    /// returned now, the cell starts once they are.
     fn start_after_mcp<'env>(
         &self,
         env: &'env Env,
@@ -279,11 +285,29 @@ impl CodeModeSession {
         let Promised {
             responder,
             promise,
-            run: run_slot,
+            run,
             token,
         } = opened;
+        let start: StartFn = Box::new(move |core, _, responder| start(core, call_id, responder));
+        self.defer_until_mcp(env, &options, token, Some(run), start, responder)?;
+        Ok(promise)
+    }
+
+    /// Starts `start` from the glue's `afterMcp` callback, once the MCP tools are loaded.
+    /// An abort (of `options`' signal, for the promise under `token`) that arrives before
+    /// the cell exists is remembered and answered when the callback runs. With a run slot,
+    /// the start emits `run_status: running`.
+    pub(super) fn defer_until_mcp(
+        &self,
+        env: &Env,
+        options: &Option<Unknown>,
+        token: u32,
+        run_slot: Option<RunSlot>,
+        start: StartFn,
+        responder: Responder,
+    ) -> Result<()> {
         let gate: Arc<AbortGate> = Arc::default();
-        self.watch_abort(env, &options, token, AbortTarget::Gate(gate.clone()))?;
+        self.watch_abort(env, options, token, AbortTarget::Gate(gate.clone()))?;
         let state: DeferredStart =
             std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
         let core = self.core.clone();
@@ -300,14 +324,16 @@ impl CodeModeSession {
                 ));
                 return Ok(());
             }
-            let cell = start(&core, call_id.clone(), responder);
+            let cell = start(&core, None, responder);
             if let Some(cell) = &cell {
                 gate.attach(cell);
             }
-            emit_running(&emit, ctx.env, &cell, &run_slot)
+            match &run_slot {
+                Some(slot) => emit_running(&emit, ctx.env, &cell, slot),
+                None => Ok(()),
+            }
         })?;
-        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)?;
-        Ok(promise)
+        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)
     }
 
     /// Stops `target` when the call options' signal fires before the promise under
@@ -345,7 +371,7 @@ impl CodeModeSession {
     /// message naming the field on invalid options.
     #[napi(constructor, ts_args_type = "options: CodeModeSessionOptions")]
     pub fn new(env: Env, options: Unknown) -> Result<Self> {
-        Self::build(&env, options, |_| {})
+        Self::build(&env, options, true, |_, _| Ok(()))
     }
 
     /// The session id this session was created with.
@@ -454,6 +480,9 @@ impl CodeModeSession {
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.mailbox.close();
         self.core.close();
+        if let Ok(glue) = self.glue(env) {
+            glue_fn::<(), ()>(&glue, "close")?.call(())?;
+        }
         let (deferred, promise): (JsDeferred<(), _>, Object) = env.create_deferred()?;
         deferred.resolve(|_env| Ok(()));
         Ok(promise)
@@ -604,6 +633,7 @@ fn create_glue<'env>(
         watches.fire(ctx.get(0)?);
         Ok(())
     })?;
+    let watch_tool_list: Unknown = env.run_script(MCP_WATCH)?;
     factory.call(FnArgs::from((
         done,
         pause,
@@ -612,6 +642,7 @@ fn create_glue<'env>(
         take,
         abort,
         super::scheduler::shared(env)?,
+        watch_tool_list,
     )))
 }
 

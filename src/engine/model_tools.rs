@@ -50,7 +50,7 @@ fn extras_text(extras: &Extras) -> String {
                 names.join(", ")
             ));
         }
-        text.push_str("\n- `API.list(\"mcp\")` lists declaration files and `API.read(\"mcp/<server>.d.ts\")` returns TypeScript-style signatures; read one before calling an unfamiliar MCP tool. `MCP.<server>.resources.list()/read({ uri })` and `prompts.list()/get({ name, arguments })` work where the server supports them.");
+        text.push_str("\n- `API.list(\"mcp\")` lists declaration files and `API.read(\"mcp/<server>.d.ts\")` returns TypeScript-style signatures; read one before calling an unfamiliar MCP tool. `MCP.<server>.resources.list()/templates()/read({ uri })` and `prompts.list()/get({ name, arguments })` work where the server supports them.");
     }
     let surfaces = extras.surfaces;
     if surfaces.has_nodes() {

@@ -81,10 +81,19 @@
       return parse(native.mcpApi(id, toolName === undefined ? null : toolName, schema));
     };
     for (const tool of server.tools) node[tool] = mcpTool(prefix + tool);
-    if (has("resources.list") || has("resources.read")) {
+    // The server's own tool names answer too (a model often writes what the server calls
+    // a tool), as non-enumerable properties so listings show each tool once.
+    const toolAliases = server.toolAliases;
+    for (const alias of O.keys(toolAliases)) {
+      defineProperty(node, alias, { value: node[toolAliases[alias]], enumerable: false });
+    }
+    if (has("resources.list") || has("resources.read") || has("resources.templates")) {
       const resources = tree();
       if (has("resources.list")) resources.list = async function list() {
         return bridge("surface", prefix + "resources.list", {});
+      };
+      if (has("resources.templates")) resources.templates = async function templates() {
+        return bridge("surface", prefix + "resources.templates", {});
       };
       if (has("resources.read")) resources.read = async function read(input) {
         if (input === null || typeof input !== "object" || typeof input.uri !== "string") {
@@ -123,13 +132,12 @@
     });
     for (const server of servers) {
       let built = null;
-      defineProperty(root, server.id, {
-        get() {
-          if (built === null) built = mcpServer(server);
-          return built;
-        },
-        enumerable: true,
-      });
+      const get = function () {
+        if (built === null) built = mcpServer(server);
+        return built;
+      };
+      defineProperty(root, server.id, { get, enumerable: true });
+      for (const alias of server.aliases) defineProperty(root, alias, { get, enumerable: false });
     }
     define("MCP", freeze(root));
   }

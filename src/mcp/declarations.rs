@@ -12,6 +12,7 @@ const RESULT_TYPES: &str = "\
 interface McpToolResult { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: unknown; isError: boolean }
 interface McpResourcesListResult { resources: unknown[]; nextCursor?: string }
 interface McpResourcesReadResult { contents: unknown[] }
+interface McpResourceTemplatesResult { resourceTemplates: Array<{ uriTemplate: string; name: string; [key: string]: unknown }> }
 interface McpPromptsListResult { prompts: unknown[]; nextCursor?: string }
 interface McpPromptsGetResult { messages: unknown[]; description?: string }
 interface McpApiHeader { header: string; tools: Array<{ name: string; toolName: string; description: string }>; schemas?: { [method: string]: unknown } }
@@ -129,7 +130,7 @@ fn has_required(tool: &McpTool) -> bool {
 fn ops_declaration(server: &McpServer) -> String {
     let has = |op: &str| server.ops.iter().any(|(name, _)| name == op);
     let mut out = String::new();
-    if has("resources.list") || has("resources.read") {
+    if has("resources.list") || has("resources.read") || has("resources.templates") {
         out.push_str("  namespace resources {\n");
         if has("resources.list") {
             out.push_str("    function list(): Promise<McpResourcesListResult>;\n");
@@ -138,6 +139,10 @@ fn ops_declaration(server: &McpServer) -> String {
             out.push_str(
                 "    function read(input: { uri: string }): Promise<McpResourcesReadResult>;\n",
             );
+        }
+        if has("resources.templates") {
+            out.push_str("    /** Resource templates (RFC 6570 `uriTemplate`): fill one in, then `read({ uri })`. */\n");
+            out.push_str("    function templates(): Promise<McpResourceTemplatesResult>;\n");
         }
         out.push_str("  }\n");
     }
@@ -211,7 +216,7 @@ mod tests {
                 "extra": { "type": "object", "properties": { "a": { "type": "boolean" } } }
               } } },
             { "name": "ping", "hostIndex": 1, "inputSchema": { "type": "object", "properties": {} } }
-          ], "ops": { "resources.list": 2, "resources.read": 3 } }] }))
+          ], "ops": { "resources.list": 2, "resources.read": 3, "resources.templates": 4 } }] }))
     }
 
     #[test]
@@ -231,6 +236,7 @@ mod tests {
         assert!(text.contains("Promise<McpToolResult>;"));
         assert!(text
             .contains("function read(input: { uri: string }): Promise<McpResourcesReadResult>;"));
+        assert!(text.contains("function templates(): Promise<McpResourceTemplatesResult>;"));
         assert!(!text.contains("namespace prompts"));
         let closers = text
             .lines()

@@ -1,9 +1,9 @@
 //! MCP identifiers (SPEC §9): server and tool names become lowerCamelCase JS identifiers,
 //! unique within their scope and never a keyword, an `Object.prototype` member or a name
 //! the namespace itself uses (`$api`, `resources`, `prompts`). Deterministic: the same
-//! names in the same order always give the same identifiers.
+//! set of names gives the same identifiers whatever order a server lists them in.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// Names an object of the namespace may never give a child: they would shadow or reach
 /// into the prototype chain.
@@ -52,24 +52,60 @@ impl Identifiers {
         }
     }
 
+    fn usable(&self, candidate: &str) -> bool {
+        !self.taken.contains(candidate)
+            && !UNSAFE.contains(&candidate)
+            && !crate::catalog::is_keyword(candidate)
+    }
+
     /// The lowerCamelCase identifier of `name`, suffixed `2`, `3`, … when it is a keyword,
     /// unsafe, reserved here or already taken.
     pub fn assign(&mut self, name: &str) -> String {
         let base = lower_camel(name);
-        let usable = |candidate: &str, taken: &HashSet<String>| {
-            !taken.contains(candidate)
-                && !UNSAFE.contains(&candidate)
-                && !crate::catalog::is_keyword(candidate)
-        };
         let mut candidate = base.clone();
         let mut n = 2u32;
-        while !usable(&candidate, &self.taken) {
+        while !self.usable(&candidate) {
             candidate = format!("{base}{n}");
             n += 1;
         }
         self.taken.insert(candidate.clone());
         candidate
     }
+
+    /// Identifiers for `names` (returned in their order) that do not depend on that order:
+    /// names that already are usable identifiers claim themselves first, then the rest
+    /// are assigned in sorted order, so suffixes stay put when a server reorders its list.
+    pub fn assign_all(&mut self, names: &[&str]) -> Vec<String> {
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        let is_own = |name: &str| lower_camel(name) == name && self.usable(name);
+        order.sort_by(|&a, &b| {
+            (!is_own(names[a]), names[a], a).cmp(&(!is_own(names[b]), names[b], b))
+        });
+        let mut out = vec![String::new(); names.len()];
+        for i in order {
+            out[i] = self.assign(names[i]);
+        }
+        out
+    }
+}
+
+/// Own names that differ from their identifier and may stand beside the identifiers:
+/// never one that is some entry's identifier or a reserved or prototype name.
+pub fn aliases<'a>(
+    pairs: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+    reserved: &[&str],
+) -> BTreeMap<String, String> {
+    let identifiers: HashSet<&str> = pairs.clone().map(|(_, id)| id).collect();
+    pairs
+        .filter(|(name, id)| {
+            name != id
+                && !identifiers.contains(name)
+                && !reserved.contains(name)
+                && !UNSAFE.contains(name)
+                && !name.contains('\0')
+        })
+        .map(|(name, id)| (name.to_string(), id.to_string()))
+        .collect()
 }
 
 /// A path segment a guest or host names inside a namespace (SPEC §9): one that could walk
@@ -110,6 +146,22 @@ mod tests {
         assert_eq!(ids.assign("read-file"), "readFile3");
         assert_eq!(ids.assign("resources"), "resources2");
         assert_eq!(ids.assign("$api"), "$api2");
+    }
+
+    #[test]
+    fn assignment_ignores_listing_order_and_lets_exact_names_keep_themselves() {
+        let forward = ["get-user", "getUser", "get_user", "delete", "delete2"];
+        let backward = ["delete2", "delete", "get_user", "getUser", "get-user"];
+        let a = Identifiers::new(&SERVER_RESERVED).assign_all(&forward);
+        let b = Identifiers::new(&SERVER_RESERVED).assign_all(&backward);
+        assert_eq!(a, ["getUser2", "getUser", "getUser3", "delete3", "delete2"]);
+        let by_name = |names: &[&str], ids: &[String], name: &str| {
+            let i = names.iter().position(|n| *n == name).unwrap();
+            ids[i].clone()
+        };
+        for name in forward {
+            assert_eq!(by_name(&forward, &a, name), by_name(&backward, &b, name));
+        }
     }
 
     #[test]

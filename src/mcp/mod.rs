@@ -3,6 +3,7 @@
 
 mod declarations;
 mod identifiers;
+mod input;
 mod servers;
 
 pub use declarations::{

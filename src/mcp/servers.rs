@@ -1,9 +1,11 @@
 //! The MCP servers of a session as the guest sees them: identifiers, tools and the
 //! operations each client supports, built from what the host glue loaded with
 //! `listTools`. Servers whose loading failed are kept aside, named in the exec description.
+//! One tool per MCP name; the server's own names also resolve (`tool_aliases`).
 
-use super::identifiers::{check_segment, Identifiers, ROOT_RESERVED, SERVER_RESERVED};
-use serde_json::{Map, Value};
+use super::identifiers::{aliases, check_segment, Identifiers, ROOT_RESERVED, SERVER_RESERVED};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
 
 /// One MCP tool: its guest identifier, MCP name, metadata and host-side surface index.
 #[derive(Clone, Debug)]
@@ -21,8 +23,8 @@ pub struct McpServer {
     pub identifier: String,
     pub name: String,
     pub tools: Vec<McpTool>,
-    /// `resources.list`, `resources.read`, `prompts.list`, `prompts.get`: the ones the
-    /// client implements, with their surface index.
+    /// `resources.list`, `resources.read`, `resources.templates`, `prompts.list`,
+    /// `prompts.get`: the ones the client implements, with their surface index.
     pub ops: Vec<(String, usize)>,
 }
 
@@ -35,9 +37,10 @@ pub struct McpCatalog {
     pub loading: Vec<String>,
 }
 
-pub const OPS: [&str; 4] = [
+pub const OPS: [&str; 5] = [
     "resources.list",
     "resources.read",
+    "resources.templates",
     "prompts.list",
     "prompts.get",
 ];
@@ -66,35 +69,18 @@ impl McpCatalog {
     /// Malformed entries are skipped rather than trusted.
     pub fn from_report(report: &Value) -> Self {
         let mut catalog = McpCatalog::default();
-        let mut server_ids = Identifiers::new(&ROOT_RESERVED);
         let servers = report.get("servers").and_then(Value::as_array);
+        let mut loaded = Vec::new();
         for server in servers.into_iter().flatten() {
             let name = str_field(server, "name").to_string();
-            if let Some(error) = server.get("error").and_then(Value::as_str) {
-                catalog.unavailable.push((name, error.to_string()));
-                continue;
+            match server.get("error").and_then(Value::as_str) {
+                Some(error) => catalog.unavailable.push((name, error.to_string())),
+                None => loaded.push((name, server)),
             }
-            let mut tool_ids = Identifiers::new(&SERVER_RESERVED);
-            let tools = server
-                .get("tools")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|tool| {
-                    let host_index = index_field(tool, "hostIndex")?;
-                    let tool_name = str_field(tool, "name");
-                    if tool_name.is_empty() {
-                        return None;
-                    }
-                    Some(McpTool {
-                        identifier: tool_ids.assign(tool_name),
-                        name: tool_name.to_string(),
-                        description: str_field(tool, "description").to_string(),
-                        input_schema: tool.get("inputSchema").filter(|s| s.is_object()).cloned(),
-                        host_index,
-                    })
-                })
-                .collect();
+        }
+        let names: Vec<&str> = loaded.iter().map(|(name, _)| name.as_str()).collect();
+        let server_ids = Identifiers::new(&ROOT_RESERVED).assign_all(&names);
+        for ((name, server), identifier) in loaded.into_iter().zip(server_ids) {
             let ops = OPS
                 .iter()
                 .filter_map(|op| {
@@ -102,9 +88,9 @@ impl McpCatalog {
                 })
                 .collect();
             catalog.servers.push(McpServer {
-                identifier: server_ids.assign(&name),
+                identifier,
                 name,
-                tools,
+                tools: tools_of(server),
                 ops,
             });
         }
@@ -127,15 +113,24 @@ impl McpCatalog {
             .ok_or_else(|| format!("Unknown MCP server: MCP.{identifier}"))
     }
 
-    /// The guest's view for the prelude: `[{ id, tools: [id…], ops: [op…] }]`.
+    /// The guest's view for the prelude: `[{ id, aliases, tools: [id…], toolAliases,
+    /// ops: [op…] }]`; aliases map a server's own name to the identifier it stands for.
     pub fn prelude_tree(&self) -> Value {
+        let server_aliases = aliases(
+            self.servers
+                .iter()
+                .map(|s| (s.name.as_str(), s.identifier.as_str())),
+            &ROOT_RESERVED,
+        );
         Value::Array(
             self.servers
                 .iter()
                 .map(|s| {
                     serde_json::json!({
                         "id": s.identifier,
+                        "aliases": server_aliases.get_key_value(&s.name).map(|(a, _)| a).into_iter().collect::<Vec<_>>(),
                         "tools": s.tools.iter().map(|t| t.identifier.as_str()).collect::<Vec<_>>(),
+                        "toolAliases": s.tool_aliases(),
                         "ops": s.ops.iter().map(|(op, _)| op.as_str()).collect::<Vec<_>>(),
                     })
                 })
@@ -144,13 +139,55 @@ impl McpCatalog {
     }
 }
 
+/// A server's tools from its report entry: malformed entries skipped, one tool per MCP
+/// name (the first listed), identifiers independent of the listing order.
+fn tools_of(server: &Value) -> Vec<McpTool> {
+    let mut seen = HashSet::new();
+    let listed: Vec<(&Value, &str, usize)> = server
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| {
+            let host_index = index_field(tool, "hostIndex")?;
+            let name = str_field(tool, "name");
+            (!name.is_empty() && seen.insert(name)).then_some((tool, name, host_index))
+        })
+        .collect();
+    let names: Vec<&str> = listed.iter().map(|(_, name, _)| *name).collect();
+    let ids = Identifiers::new(&SERVER_RESERVED).assign_all(&names);
+    listed
+        .into_iter()
+        .zip(ids)
+        .map(|((tool, name, host_index), identifier)| McpTool {
+            identifier,
+            name: name.to_string(),
+            description: str_field(tool, "description").to_string(),
+            input_schema: tool.get("inputSchema").filter(|s| s.is_object()).cloned(),
+            host_index,
+        })
+        .collect()
+}
+
 impl McpServer {
+    /// A tool by its identifier, or else by the server's own name for it.
     pub fn tool(&self, identifier: &str) -> Result<&McpTool, String> {
         check_segment(identifier)?;
         self.tools
             .iter()
             .find(|t| t.identifier == identifier)
+            .or_else(|| self.tools.iter().find(|t| t.name == identifier))
             .ok_or_else(|| format!("Unknown MCP tool: MCP.{}.{identifier}", self.identifier))
+    }
+
+    /// `{ ownName: identifier }` for the tools whose MCP name differs from their identifier.
+    pub fn tool_aliases(&self) -> BTreeMap<String, String> {
+        aliases(
+            self.tools
+                .iter()
+                .map(|t| (t.name.as_str(), t.identifier.as_str())),
+            &SERVER_RESERVED,
+        )
     }
 
     pub fn op(&self, op: &str) -> Result<usize, String> {
@@ -165,47 +202,6 @@ impl McpServer {
     }
 }
 
-impl McpTool {
-    /// The arguments sent to the server: one object, top-level schema defaults added as
-    /// own properties, every required property present.
-    pub fn prepare_input(&self, input_json: &str) -> Result<String, String> {
-        const ONE_OBJECT: &str = "MCP namespace tools accept one object argument.";
-        let mut input: Map<String, Value> = match serde_json::from_str(input_json) {
-            Ok(Value::Object(map)) => map,
-            Ok(Value::Null) => Map::new(),
-            _ => return Err(ONE_OBJECT.to_string()),
-        };
-        let schema = self.input_schema.as_ref();
-        if let Some(props) = schema
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-        {
-            for (key, prop) in props {
-                if let Some(default) = prop.get("default") {
-                    if !input.contains_key(key) {
-                        input.insert(key.clone(), default.clone());
-                    }
-                }
-            }
-        }
-        let missing: Vec<&str> = schema
-            .and_then(|s| s.get("required"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|key| !input.contains_key(*key))
-            .collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "Missing required MCP namespace argument(s): {}",
-                missing.join(", ")
-            ));
-        }
-        Ok(Value::Object(input).to_string())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,8 +211,7 @@ mod tests {
         json!({ "servers": [
             { "name": "file-system", "tools": [
                 { "name": "read_file", "description": "Read", "hostIndex": 0,
-                  "inputSchema": { "type": "object", "required": ["path"],
-                    "properties": { "path": { "type": "string" }, "encoding": { "type": "string", "default": "utf8" } } } },
+                  "inputSchema": { "type": "object", "required": ["path"] } },
                 { "name": "delete", "hostIndex": 1 },
                 { "name": "", "hostIndex": 2 },
                 { "name": "no-index" }
@@ -246,25 +241,46 @@ mod tests {
     }
 
     #[test]
-    fn inputs_get_defaults_and_required_checks() {
-        let c = McpCatalog::from_report(&report());
-        let tool = c.servers[0].tool("readFile").unwrap();
+    fn one_tool_per_name_and_own_names_resolve_as_aliases() {
+        let c = McpCatalog::from_report(&json!({ "servers": [{ "name": "crm", "tools": [
+            { "name": "get_user", "hostIndex": 0 },
+            { "name": "get_user", "hostIndex": 1 },
+            { "name": "getUser2", "hostIndex": 2 },
+            { "name": "getUser", "hostIndex": 3 },
+            { "name": "delete", "hostIndex": 4 },
+            { "name": "constructor", "hostIndex": 5 },
+            { "name": "resources", "hostIndex": 6 }
+        ] }] }));
+        let s = &c.servers[0];
+        let ids: Vec<(&str, usize)> = s
+            .tools
+            .iter()
+            .map(|t| (t.identifier.as_str(), t.host_index))
+            .collect();
         assert_eq!(
-            tool.prepare_input(r#"{"path":"a"}"#),
-            Ok(r#"{"path":"a","encoding":"utf8"}"#.into())
+            ids,
+            [
+                ("getUser3", 0),
+                ("getUser2", 2),
+                ("getUser", 3),
+                ("delete2", 4),
+                ("constructor2", 5),
+                ("resources2", 6)
+            ]
         );
+        let aliases: Vec<(String, String)> = s.tool_aliases().into_iter().collect();
         assert_eq!(
-            tool.prepare_input(r#"{"path":"a","encoding":"base64"}"#),
-            Ok(r#"{"path":"a","encoding":"base64"}"#.into())
+            aliases,
+            [
+                ("delete".to_string(), "delete2".to_string()),
+                ("get_user".to_string(), "getUser3".to_string())
+            ]
         );
-        assert_eq!(
-            tool.prepare_input("null"),
-            Err("Missing required MCP namespace argument(s): path".into())
-        );
-        assert_eq!(
-            tool.prepare_input("[1]"),
-            Err("MCP namespace tools accept one object argument.".into())
-        );
+        assert_eq!(s.tool("get_user").map(|t| t.host_index), Ok(0));
+        assert_eq!(s.tool("getUser").map(|t| t.host_index), Ok(3));
+        let tree = c.prelude_tree();
+        assert_eq!(tree[0]["toolAliases"]["delete"], "delete2");
+        assert_eq!(tree[0]["aliases"], json!([]));
     }
 
     #[test]
