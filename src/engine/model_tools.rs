@@ -118,7 +118,10 @@ pub fn exec_parameters(languages: Languages) -> Value {
     let (language_description, required) = if languages.javascript {
         ("Defaults to javascript.", json!(["code"]))
     } else {
-        ("Required: only typescript is enabled.", json!(["code", "language"]))
+        (
+            "Required: only typescript is enabled.",
+            json!(["code", "language"]),
+        )
     };
     json!({
         "type": "object",
