@@ -66,7 +66,9 @@ test('a tool slower than timeoutMs parks the cell and wait delivers its result',
   assertWaiting(first, 'pending_tools');
   assert.equal(first.pendingToolCalls?.length, 1, show(first));
   const [pending] = first.pendingToolCalls;
-  assert.match(pending.id, /^bridge:tool:/);
+  // One id per call: the pending entry is the call's nestedCalls record.
+  assert.match(pending.id, /^cm_[^:]+:1$/);
+  assert.equal(pending.id, first.nestedCalls?.[0]?.callId, show(first));
   assert.equal(pending.method, 'tool');
   assert.equal(pending.toolName, 'slow');
   const last = await drain(s, first);
@@ -82,8 +84,11 @@ test('pendingToolCalls lists only unsettled calls, and later waits drop settled 
   const names = first.pendingToolCalls.map((p) => p.toolName);
   assert.ok(names.includes('never'), JSON.stringify(first.pendingToolCalls));
   assert.ok(names.length === 2 || names.length === 1, JSON.stringify(first.pendingToolCalls));
+  const records = new Map(first.nestedCalls.map((c) => [c.callId, c]));
   for (const p of first.pendingToolCalls) {
-    assert.match(p.id, /^bridge:tool:\d+$/);
+    assert.match(p.id, new RegExp('^' + first.runId + ':\\d+$'));
+    assert.equal(records.get(p.id)?.toolName, p.toolName, JSON.stringify(first.nestedCalls));
+    assert.equal(records.get(p.id)?.status, 'pending');
     assert.equal(p.method, 'tool');
   }
   await sleep(100); // the fast call has settled by now
@@ -101,6 +106,7 @@ test('a nested call keeps its callId across waits and the finished run leaves th
   assertWaiting(first);
   assert.equal(first.nestedCalls?.[0]?.status, 'pending', show(first));
   assert.equal(first.nestedCalls[0].callId, ctx.callId);
+  assert.equal(first.pendingToolCalls?.[0]?.id, ctx.callId, 'pendingToolCalls uses the same id');
   assert.equal(ctx.runId, first.runId);
   const last = await drain(s, first);
   assert.equal(last.status, 'completed', show(last));

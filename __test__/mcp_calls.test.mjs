@@ -1,0 +1,66 @@
+// What happens when guest code calls an MCP tool and its result comes back: error text,
+// ids and names of each call, progress, the request timeout, and results too large for
+// maxOutputBytes. Real SDK servers, in memory or in a child process over stdio.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { z } from "zod";
+import { makeSession, closeAll, drain, show, eventually } from "./_helpers.mjs";
+
+const clients = [];
+after(async () => {
+  await closeAll();
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+});
+
+async function connect(server) {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(b);
+  clients.push(client);
+  return client;
+}
+
+// ---------- one id per call, and its callable name ----------
+
+function echoServer(name, gate) {
+  const server = new McpServer({ name, version: "1" });
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => {
+    if (gate) await gate;
+    return { content: [{ type: "text", text: `${name}:${text}` }] };
+  });
+  return connect(server);
+}
+
+test("each MCP call has one id in pendingToolCalls, nestedCalls and events, and records its callable name", async () => {
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const events = [];
+  const s = makeSession({
+    mcpServers: [{ name: "alpha", client: await echoServer("alpha") }, { name: "beta", client: await echoServer("beta", gate) }],
+    onEvent: (e) => events.push(e),
+  });
+  const first = await s.exec({ code: `const a = await MCP.alpha.echo({ text: "a" }); const b = MCP.beta.echo({ text: "b" });
+    await yield_control(); return [a.content[0].text, (await b).content[0].text];` });
+  assert.equal(first.status, "waiting", show(first));
+  const [alpha, beta] = first.nestedCalls;
+  assert.equal(alpha.callableName, "MCP.alpha.echo", JSON.stringify(first.nestedCalls));
+  assert.equal(beta.callableName, "MCP.beta.echo");
+  assert.equal(alpha.toolName, "echo");
+  assert.notEqual(alpha.callId, beta.callId);
+  assert.deepEqual(first.pendingToolCalls, [{ id: beta.callId, method: "tool", toolName: "echo" }]);
+  const start = events.find((e) => e.type === "tool_call_start" && e.callId === beta.callId);
+  assert.equal(start?.callableName, "MCP.beta.echo", JSON.stringify(events));
+  release();
+  await eventually(() => events.some((e) => e.type === "tool_call_end" && e.callId === beta.callId), "the beta call's end event");
+  const last = await drain(s, first);
+  assert.equal(last.status, "completed", show(last));
+  assert.deepEqual(last.value, ["alpha:a", "beta:b"]);
+  assert.deepEqual(last.nestedCalls.map((c) => [c.callId, c.callableName, c.status]), [
+    [alpha.callId, "MCP.alpha.echo", "ok"],
+    [beta.callId, "MCP.beta.echo", "ok"],
+  ]);
+});
