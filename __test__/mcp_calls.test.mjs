@@ -4,6 +4,8 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { z } from "zod";
@@ -23,6 +25,41 @@ async function connect(server) {
   clients.push(client);
   return client;
 }
+
+async function completed(s, code) {
+  const r = await drain(s, await s.exec({ code }));
+  assert.equal(r.status, "completed", show(r));
+  return r;
+}
+
+// ---------- error text ----------
+
+// A server whose tool `get-sum` fails the request with a message that contains its name.
+async function oddServer() {
+  const server = new Server({ name: "odd", version: "1" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "get-sum", inputSchema: { type: "object" } }] }));
+  server.setRequestHandler(CallToolRequestSchema, async () => {
+    throw new McpError(ErrorCode.InvalidParams, "file /srv/get-sum.txt not found");
+  });
+  return connect(server);
+}
+
+test("an MCP server's error text reaches the guest unchanged, even where it holds the tool's raw name", async () => {
+  const s = makeSession({ mcpServers: [{ name: "odd", client: await oddServer() }] });
+  const r = await completed(s, `try { await MCP.odd.getSum({}); } catch (e) { return [e.code, e.message]; }`);
+  assert.equal(r.value[0], "tool_error");
+  assert.match(r.value[1], /file \/srv\/get-sum\.txt not found$/);
+  assert.doesNotMatch(r.value[1], /MCP\.odd/);
+});
+
+test("a blocked MCP call names its callable, and the policy's reason is kept as written", async () => {
+  const s = makeSession({
+    mcpServers: [{ name: "odd", client: await oddServer() }],
+    beforeToolCall: ({ toolName, callableName }) => ({ block: `no ${toolName} today (${callableName})` }),
+  });
+  const r = await completed(s, `try { await MCP.odd.getSum({}); } catch (e) { return e.message; }`);
+  assert.equal(r.value, 'Tool "MCP.odd.getSum" was blocked before execution: no get-sum today (MCP.odd.getSum)');
+});
 
 // ---------- one id per call, and its callable name ----------
 

@@ -76,7 +76,9 @@
     if (decision !== null && typeof decision === "object") {
       if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
         const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
-        throw new BlockedCall('Tool "' + toolName + '" was blocked before execution: ' + reason);
+        // The addon's own text names the tool as the guest called it; the reason is the
+        // policy's and passes unchanged.
+        throw new BlockedCall('Tool "' + callableName + '" was blocked before execution: ' + reason);
       }
       if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
     }

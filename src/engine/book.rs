@@ -292,7 +292,9 @@ impl CellBridge {
     }
 
     fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &Arc<ToolContracts>) {
-        let refused = contracts.check_input(&call.input_json).err();
+        let refused = contracts
+            .check_input(&call.callable_name, &call.input_json)
+            .err();
         {
             let mut book = self.book.lock();
             let started = NestedCall::started(&call, &book.redactor);
