@@ -3,11 +3,15 @@
 // maxOutputBytes. Real SDK servers, in memory or in a child process over stdio.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { z } from "zod";
 import { makeSession, closeAll, drain, show, eventually } from "./_helpers.mjs";
 
@@ -22,6 +26,15 @@ async function connect(server) {
   await server.connect(a);
   const client = new Client({ name: "test", version: "1" });
   await client.connect(b);
+  clients.push(client);
+  return client;
+}
+
+async function stdioClient(bin, args) {
+  const command = new URL(`../node_modules/.bin/${bin}`, import.meta.url).pathname;
+  const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(transport);
   clients.push(client);
   return client;
 }
@@ -100,4 +113,32 @@ test("each MCP call has one id in pendingToolCalls, nestedCalls and events, and 
     [alpha.callId, "MCP.alpha.echo", "ok"],
     [beta.callId, "MCP.beta.echo", "ok"],
   ]);
+});
+
+// ---------- large results ----------
+
+test("a large file read through server-filesystem is cut inside and keeps its shape", async () => {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "cm-fs-")));
+  try {
+    const line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
+    const text = line.repeat(Math.ceil(40960 / line.length)).slice(0, 40960);
+    writeFileSync(path.join(dir, "big.txt"), text);
+    const client = await stdioClient("mcp-server-filesystem", [dir]);
+    const s = makeSession({ limits: { maxOutputBytes: 4096 }, mcpServers: [{ name: "fs", client }] });
+    const r = await completed(s, `const r = await MCP.fs.readTextFile({ path: ${JSON.stringify(path.join(dir, "big.txt"))} });
+      const t = r.content[0].text;
+      return { type: r.content[0].type, isError: r.isError, length: t.length, head: t.slice(0, 64), tail: t.slice(t.lastIndexOf("…")), dup: r.structuredContent.content };`);
+    const v = r.value;
+    assert.equal(v.type, "text");
+    assert.equal(v.isError, false);
+    assert.equal(v.head, text.slice(0, 64));
+    const [, omitted] = /^…\[truncated (\d+) chars\]$/.exec(v.tail) ?? [];
+    assert.ok(omitted, v.tail);
+    assert.equal(v.length - v.tail.length + Number(omitted), text.length, "the marker counts what was cut");
+    // The duplicate in structuredContent is counted once: the text keeps most of the budget.
+    assert.ok(v.length > 3000, `kept ${v.length} chars`);
+    assert.equal(v.dup, `…[truncated ${text.length} chars: duplicate of content[0].text]`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -375,8 +375,8 @@ impl Cell {
 
     /// A host result on its way into the guest: checked against the declared output of
     /// the tool the guest called as `callable`, and bounded by `maxOutputBytes` (an
-    /// oversized one becomes the marker). A failure's text is the tool's own and passes
-    /// unchanged.
+    /// oversized MCP result is cut inside and keeps its shape; any other becomes the
+    /// marker). A failure's text is the tool's own and passes unchanged.
     fn admit_result(
         &self,
         contracts: Option<&super::contracts::ToolContracts>,
@@ -393,6 +393,11 @@ impl Cell {
         let max = self.session.limits().max_output_bytes as usize;
         if json.len() <= max {
             return Ok(json);
+        }
+        // Only the `MCP` global holds MCP surfaces (it is reserved).
+        let mcp = callable.starts_with("MCP.");
+        if let Some(fitted) = mcp.then(|| crate::mcp::fit_result(&json, max)).flatten() {
+            return Ok(fitted);
         }
         Ok(super::output::truncation_marker(&json, max)
             .map(|marker| marker.to_json_string())

@@ -3,6 +3,7 @@
 
 mod declarations;
 mod identifiers;
+mod result;
 mod servers;
 
 pub use declarations::{
@@ -10,4 +11,5 @@ pub use declarations::{
     INDEX_DESCRIPTION, INDEX_PATH,
 };
 pub use identifiers::{check_segment, lower_camel, Identifiers};
+pub use result::fit_result;
 pub use servers::{McpCatalog, McpServer, McpTool, OPS};
