@@ -1,7 +1,7 @@
 // What happens when guest code calls an MCP tool and its result comes back: error text,
 // ids and names of each call, progress, the request timeout, and results too large for
 // maxOutputBytes. Real SDK servers, in memory or in a child process over stdio.
-import { test, after } from "node:test";
+import { test, after, mock } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,6 +37,15 @@ async function stdioClient(bin, args) {
   await client.connect(transport);
   clients.push(client);
   return client;
+}
+
+// Event-loop turns (not time) until check() holds; a bound keeps a broken build from hanging.
+async function turnsUntil(check, what) {
+  for (let turn = 0; turn < 100_000; turn++) {
+    if (check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`${what} did not happen`);
 }
 
 async function completed(s, code) {
@@ -113,6 +122,74 @@ test("each MCP call has one id in pendingToolCalls, nestedCalls and events, and 
     [alpha.callId, "MCP.alpha.echo", "ok"],
     [beta.callId, "MCP.beta.echo", "ok"],
   ]);
+});
+
+// ---------- progress and the request timeout ----------
+
+test("progress notifications of a long MCP operation arrive as the call's update events while its run is parked", async () => {
+  const client = await stdioClient("mcp-server-everything", ["stdio"]);
+  const events = [];
+  const s = makeSession({ mcpServers: [{ name: "everything", client }], onEvent: (e) => events.push(e) });
+  // A step every 50 ms for 30 s: the updates are watched while the call is still running,
+  // then the run is cancelled (the SDK drops a notification that arrives with the result).
+  const first = await s.exec({ code: `const p = MCP.everything.triggerLongRunningOperation({ duration: 30, steps: 600 });
+    await yield_control(); return (await p).content[0].text;` });
+  assert.equal(first.status, "waiting", show(first));
+  const [call] = first.nestedCalls;
+  assert.equal(call.callableName, "MCP.everything.triggerLongRunningOperation");
+  const updates = () => events.filter((e) => e.type === "tool_call_update");
+  await eventually(() => updates().length >= 2, "two progress updates");
+  assert.deepEqual(updates().slice(0, 2), [1, 2].map((progress) => ({ type: "tool_call_update", runId: first.runId, callId: call.callId, partial: { progress, total: 600 } })));
+  assert.equal(s.cancelRun(first.runId), true);
+});
+
+test("an MCP call outlives the SDK's default request timeout while its run is parked", async () => {
+  let release;
+  let request = null;
+  const server = new McpServer({ name: "slow", version: "1" });
+  server.registerTool("work", { inputSchema: {} }, async (_args, extra) => {
+    request = extra;
+    await new Promise((resolve) => (release = resolve));
+    return { content: [{ type: "text", text: "done" }] };
+  });
+  const s = makeSession({ mcpServers: [{ name: "slow", client: await connect(server) }] });
+  await s.ready();
+  // Only setTimeout is faked, from before the call starts, so the SDK's request timer is a
+  // fake one: a week passes for it, far beyond the SDK's 60 s default, while the tool has
+  // not answered. Nothing else on this path waits on setTimeout.
+  mock.timers.enable({ apis: ["setTimeout"] });
+  let first;
+  try {
+    first = await s.exec({ code: `const p = MCP.slow.work({}); await yield_control(); return (await p).content[0].text;` });
+    assert.equal(first.status, "waiting", show(first));
+    await turnsUntil(() => request !== null, "the server seeing the call");
+    assert.notEqual(request._meta?.progressToken, undefined, "the call asks for progress");
+    mock.timers.tick(7 * 24 * 3600 * 1000);
+    // A cancellation would reach the server within a few turns (in-memory transport).
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(request.signal.aborted, false, "the SDK timer did not cancel the request");
+  } finally {
+    mock.timers.reset();
+  }
+  release();
+  const last = await drain(s, first);
+  assert.equal(last.status, "completed", show(last));
+  assert.equal(last.value, "done");
+});
+
+test("cancelling a parked run cancels its MCP request on the server", async () => {
+  let request = null;
+  const server = new McpServer({ name: "slow", version: "1" });
+  server.registerTool("hang", { inputSchema: {} }, async (_args, extra) => {
+    request = extra;
+    return new Promise(() => {});
+  });
+  const s = makeSession({ mcpServers: [{ name: "slow", client: await connect(server) }] });
+  const first = await s.exec({ code: `const p = MCP.slow.hang({}); await yield_control(); return await p;` });
+  assert.equal(first.status, "waiting", show(first));
+  await eventually(() => request !== null, "the server seeing the call");
+  assert.equal(s.cancelRun(first.runId), true);
+  await eventually(() => request.signal.aborted, "the server's request being cancelled");
 });
 
 // ---------- large results ----------
