@@ -308,14 +308,15 @@
     return items;
   }
 
-  // setTimeout's largest delay: the SDK's own request timer (60 s unless told) must not
-  // cut a call whose run is parked while the model thinks. The run's lifetime bounds the
-  // call instead: ctx.signal aborts it when the run ends, expires, is aborted or closed.
+  // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
+  // (60 s unless told) must not cut a call whose run is parked while the model thinks. The
+  // run's lifetime bounds the call instead: ctx.signal aborts it when the run ends,
+  // expires, is aborted or its session closes.
   const MCP_REQUEST_TIMEOUT_MS = 0x7fffffff;
 
-  // Request options of every MCP call the guest makes: a progressToken (the SDK sends one when
-  // onprogress is given), and each notifications/progress becomes the call's
-  // tool_call_update event, as ctx.onUpdate does for host tools.
+  // Request options of every MCP call the guest makes: onprogress makes the SDK send a
+  // progressToken, and each notifications/progress becomes the call's tool_call_update
+  // event, as ctx.onUpdate does for host tools.
   function mcpRequestOptions(ctx) {
     return {
       signal: ctx.signal,
