@@ -62,7 +62,9 @@ test('a tool slower than timeoutMs parks the cell and wait delivers its result',
   slow.release();
   assert.equal(first.pendingToolCalls?.length, 1, show(first));
   const [pending] = first.pendingToolCalls;
-  assert.match(pending.id, /^bridge:tool:/);
+  // One id per call: the pending entry is the call's nestedCalls record.
+  assert.match(pending.id, /^cm_[^:]+:1$/);
+  assert.equal(pending.id, first.nestedCalls?.[0]?.callId, show(first));
   assert.equal(pending.method, 'tool');
   assert.equal(pending.toolName, 'slow');
   const last = await drain(s, first);
@@ -79,8 +81,11 @@ test('pendingToolCalls lists only unsettled calls, and later waits drop settled 
   assertWaiting(first);
   // Neither call can have settled: fast answers only when released below.
   assert.deepEqual(first.pendingToolCalls.map((p) => p.toolName), ['fast', 'never'], JSON.stringify(first.pendingToolCalls));
+  const records = new Map(first.nestedCalls.map((c) => [c.callId, c]));
   for (const p of first.pendingToolCalls) {
-    assert.match(p.id, /^bridge:tool:\d+$/);
+    assert.match(p.id, new RegExp('^' + first.runId + ':\\d+$'));
+    assert.equal(records.get(p.id)?.toolName, p.toolName, JSON.stringify(first.nestedCalls));
+    assert.equal(records.get(p.id)?.status, 'pending');
     assert.equal(p.method, 'tool');
   }
   fast.release();
@@ -101,6 +106,7 @@ test('a nested call keeps its callId across waits and the finished run leaves th
   const [ctx] = slow.contexts;
   assert.equal(first.nestedCalls?.[0]?.status, 'pending', show(first));
   assert.equal(first.nestedCalls[0].callId, ctx.callId);
+  assert.equal(first.pendingToolCalls?.[0]?.id, ctx.callId, 'pendingToolCalls uses the same id');
   assert.equal(ctx.runId, first.runId);
   slow.release();
   const last = await drain(s, first);

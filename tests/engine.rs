@@ -91,14 +91,48 @@ fn a_tool_call_round_trips() {
 }
 
 #[test]
-fn host_ids_in_tool_errors_become_callable_names() {
+fn a_tools_own_error_text_reaches_the_guest_unchanged() {
+    // The text is the tool's: rewriting its host id would also rewrite paths, URLs or
+    // anything else that happens to contain it.
     let s = session(json!({}), vec![tool("broken-tool")]);
     let result = exec(
         &s,
         "try { await broken_tool({}) } catch (e) { return e.message }",
     );
     assert_eq!(
-        result["value"], "broken_tool could not reach its server",
+        result["value"], "broken-tool could not reach its server",
+        "{result}"
+    );
+}
+
+#[test]
+fn the_addons_own_failure_text_names_the_callable_not_the_host_id() {
+    // `class` is reserved, so the guest calls it `class_<hash>`: an identifier-like host id
+    // that a text substitution could not safely hide.
+    let mut strict = tool("class");
+    strict.parameters = Some(json!({"type":"object","required":["a"]}));
+    strict.output_schema = Some(json!({"type":"object","required":["id"]}));
+    let s = session(json!({}), vec![strict]);
+    let result = exec(
+        &s,
+        "const name = catalog.all()[0].callableName; const out = [name]; for (const input of [{}, {a: 1}]) { try { await globalThis[name](input) } catch (e) { out.push([e.code, e.message]) } } return out",
+    );
+    let callable = result["value"][0].as_str().unwrap_or_default().to_string();
+    assert!(callable.starts_with("class_"), "{result}");
+    assert_eq!(result["value"][1][0], "input_contract", "{result}");
+    let input_message = result["value"][1][1].as_str().unwrap_or_default();
+    assert!(
+        input_message.starts_with(&format!("Tool \"{callable}\" input does not match")),
+        "{result}"
+    );
+    assert_eq!(
+        result["value"][2],
+        json!([
+            "output_contract",
+            format!(
+                "Tool \"{callable}\" returned details that do not match its declared outputSchema."
+            )
+        ]),
         "{result}"
     );
 }

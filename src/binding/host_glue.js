@@ -104,7 +104,9 @@
     if (decision !== null && typeof decision === "object") {
       if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
         const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
-        throw new BlockedCall('Tool "' + toolName + '" was blocked before execution: ' + reason);
+        // The addon's own text names the tool as the guest called it; the reason is the
+        // policy's and passes unchanged.
+        throw new BlockedCall('Tool "' + callableName + '" was blocked before execution: ' + reason);
       }
       if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
     }
@@ -367,6 +369,32 @@
     return (item) => (item !== null && typeof item === "object" && typeof item[property] === "string" ? item[property] : undefined);
   }
 
+  // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
+  // (60 s unless told) must not cut a call whose run is parked while the model thinks. The
+  // run's lifetime bounds the call instead: ctx.signal aborts it when the run ends,
+  // expires, is aborted or its session closes.
+  const MCP_REQUEST_TIMEOUT_MS = 0x7fffffff;
+
+  // Request options of every MCP call the guest makes: onprogress makes the SDK send a
+  // progressToken, and each notifications/progress becomes the call's tool_call_update
+  // event, as ctx.onUpdate does for host tools.
+  function mcpRequestOptions(ctx) {
+    return {
+      signal: ctx.signal,
+      timeout: MCP_REQUEST_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      onprogress: (progress) => {
+        const p = progress !== null && typeof progress === "object" ? progress : {};
+        ctx.onUpdate({ progress: p.progress, total: p.total, message: p.message });
+      },
+    };
+  }
+
+  function mcpToolCall(client, toolName) {
+    return async (input, ctx) =>
+      projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, mcpRequestOptions(ctx)));
+  }
+
   // MCP `callTool` results keep content blocks (with annotations and block _meta),
   // structuredContent and isError; top-level _meta never reaches the guest.
   function projectToolResult(result) {
@@ -404,9 +432,7 @@
       for (const tool of tools) {
         if (tool === null || typeof tool !== "object" || typeof tool.name !== "string") continue;
         const toolName = tool.name;
-        const hostIndex = mcpSurface(server, "tool:" + toolName, toolName, async (input, ctx) =>
-          projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, { signal: ctx.signal }))
-        );
+        const hostIndex = mcpSurface(server, "tool:" + toolName, toolName, mcpToolCall(client, toolName));
         entries.push({
           name: toolName,
           description: typeof tool.description === "string" ? tool.description : "",
@@ -425,7 +451,7 @@
         resourceTemplates: await allPages((params) => client.listResourceTemplates(params, { signal: ctx.signal }), "resourceTemplates", keyBy("uriTemplate")),
       }));
       op("resources.read", "readResource", async (input, ctx) =>
-        without_meta(await client.readResource({ uri: String(input.uri) }, { signal: ctx.signal }), ["contents"])
+        without_meta(await client.readResource({ uri: String(input.uri) }, mcpRequestOptions(ctx)), ["contents"])
       );
       op("prompts.list", "listPrompts", async (_input, ctx) => ({
         prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts", keyBy("name")),
@@ -433,7 +459,7 @@
       op("prompts.get", "getPrompt", async (input, ctx) => {
         const params = { name: String(input.name) };
         if (isObject(input.arguments)) params.arguments = input.arguments;
-        return without_meta(await client.getPrompt(params, { signal: ctx.signal }), ["description", "messages"]);
+        return without_meta(await client.getPrompt(params, mcpRequestOptions(ctx)), ["description", "messages"]);
       });
       // Serialising here keeps a server with an unserialisable schema from failing the rest.
       return JSON.parse(JSON.stringify({ name, tools: entries, ops }));

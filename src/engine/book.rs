@@ -123,24 +123,26 @@ impl RunBook {
         self.in_flight() + self.queue.len()
     }
 
-    /// Unsettled calls, for `pendingToolCalls` of a waiting result.
-    pub fn pending_calls(&self) -> Vec<(u32, String)> {
-        let mut pending: Vec<(u32, String)> = self
+    /// Unsettled calls as (call id, tool name), in dispatch order, for `pendingToolCalls`
+    /// of a waiting result.
+    pub fn pending_calls(&self) -> Vec<(String, String)> {
+        let in_flight = self
             .calls
             .iter()
             .filter(|(_, call)| call.record.is_some())
-            .map(|(id, call)| (*id, call.tool_name.clone()))
-            .collect();
-        for queued in &self.queue {
-            if let Queued::Tool {
+            .map(|(id, call)| (*id, &call.call_id, &call.tool_name));
+        let queued = self.queue.iter().filter_map(|queued| match queued {
+            Queued::Tool {
                 bridge_id, call, ..
-            } = queued
-            {
-                pending.push((*bridge_id, call.tool_name.clone()));
-            }
-        }
-        pending.sort_by_key(|(id, _)| *id);
+            } => Some((*bridge_id, &call.call_id, &call.tool_name)),
+            Queued::Timer { .. } => None,
+        });
+        let mut pending: Vec<_> = in_flight.chain(queued).collect();
+        pending.sort_by_key(|(id, _, _)| *id);
         pending
+            .into_iter()
+            .map(|(_, call_id, tool)| (call_id.clone(), tool.clone()))
+            .collect()
     }
 
     /// Host-side bytes held for this run (part of the parked size).
@@ -290,7 +292,9 @@ impl CellBridge {
     }
 
     fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &Arc<ToolContracts>) {
-        let refused = contracts.check_input(&call.input_json).err();
+        let refused = contracts
+            .check_input(&call.callable_name, &call.input_json)
+            .err();
         {
             let mut book = self.book.lock();
             let started = NestedCall::started(&call, &book.redactor);

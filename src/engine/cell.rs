@@ -336,20 +336,15 @@ impl Cell {
             match event {
                 Event::Abort | Event::Deadline => {}
                 Event::HostReply { bridge_id, outcome } => {
-                    let (contracts, names) = {
+                    let (contracts, callable) = {
                         let book = self.book.lock();
                         let call = book.calls.get(&bridge_id);
                         (
                             call.and_then(|c| c.contracts.clone()),
-                            call.map(|c| (c.tool_name.clone(), c.callable_name.clone())),
+                            call.map(|c| c.callable_name.clone()).unwrap_or_default(),
                         )
                     };
-                    let outcome =
-                        self.admit_result(contracts.as_deref(), outcome)
-                            .map_err(|failure| match &names {
-                                Some((host, callable)) => hide_host_id(failure, host, callable),
-                                None => failure,
-                            });
+                    let outcome = self.admit_result(contracts.as_deref(), outcome, &callable);
                     let known = self.book.lock().settle_call(bridge_id, &outcome);
                     if known {
                         match &outcome {
@@ -380,23 +375,31 @@ impl Cell {
         }
     }
 
-    /// A host result on its way into the guest: checked against the tool's declared
-    /// output, and bounded by `maxOutputBytes` (an oversized one becomes the marker).
+    /// A host result on its way into the guest: checked against the declared output of
+    /// the tool the guest called as `callable`, and bounded by `maxOutputBytes` (an
+    /// oversized MCP result is cut inside and keeps its shape; any other becomes the
+    /// marker). A failure's text is the tool's own and passes unchanged.
     fn admit_result(
         &self,
         contracts: Option<&super::contracts::ToolContracts>,
         outcome: Result<String, super::host::HostFailure>,
+        callable: &str,
     ) -> Result<String, super::host::HostFailure> {
         let json = outcome?;
         super::panic_probe::maybe_panic(&json, super::panic_probe::RESULT_MARKER);
         // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (SPEC §5: JSON only).
         let json = crate::guest::text::into_well_formed_json(json);
         if let Some(contracts) = contracts {
-            contracts.check_output(&json)?;
+            contracts.check_output(callable, &json)?;
         }
         let max = self.session.limits().max_output_bytes as usize;
         if json.len() <= max {
             return Ok(json);
+        }
+        // Only the `MCP` global holds MCP surfaces (it is reserved).
+        let mcp = callable.starts_with("MCP.");
+        if let Some(fitted) = mcp.then(|| crate::mcp::fit_result(&json, max)).flatten() {
+            return Ok(fitted);
         }
         Ok(super::output::truncation_marker(&json, max)
             .map(|marker| marker.to_json_string())
@@ -634,23 +637,6 @@ impl Drop for Cell {
     fn drop(&mut self) {
         LIVE_CELLS.fetch_sub(1, Ordering::Relaxed);
     }
-}
-
-/// Host ids never reach the guest (SPEC §5): a host id that is not an identifier (such as
-/// `llm-task`) is replaced by the callable name in a failure's text. Identifier-like ids
-/// are left alone: replacing `delete` would also rewrite ordinary words.
-fn hide_host_id(
-    mut failure: super::host::HostFailure,
-    host: &str,
-    callable: &str,
-) -> super::host::HostFailure {
-    let is_identifier = host
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if !is_identifier && !host.is_empty() && host != callable {
-        failure.message = failure.message.replace(host, callable);
-    }
-    failure
 }
 
 fn elapsed_ns(since: Instant) -> u64 {

@@ -26,48 +26,36 @@ impl Schema {
     }
 }
 
-/// The compiled contracts of one tool.
+/// The compiled contracts of one tool. Its failures name the tool as the guest called
+/// it (host ids never reach the guest).
 pub struct ToolContracts {
-    tool_name: String,
     input: Schema,
     output: Schema,
 }
 
 impl ToolContracts {
     /// Contracts for a tool; client tools (untrusted schemas) get none.
-    pub fn new(
-        tool_name: &str,
-        trusted: bool,
-        parameters: Option<&Value>,
-        output_schema: Option<&Value>,
-    ) -> Self {
+    pub fn new(trusted: bool, parameters: Option<&Value>, output_schema: Option<&Value>) -> Self {
         let (input, output) = if trusted {
             (Schema::compile(parameters), Schema::compile(output_schema))
         } else {
             (Schema::None, Schema::None)
         };
-        ToolContracts {
-            tool_name: tool_name.to_string(),
-            input,
-            output,
-        }
+        ToolContracts { input, output }
     }
 
     /// Before dispatch: a failure means the tool must not run.
-    pub fn check_input(&self, input_json: &str) -> Result<(), HostFailure> {
+    pub fn check_input(&self, callable: &str, input_json: &str) -> Result<(), HostFailure> {
         if matches!(self.output, Schema::Invalid) {
             return Err(HostFailure {
-                message: format!("Tool \"{}\" has an invalid outputSchema.", self.tool_name),
+                message: format!("Tool \"{callable}\" has an invalid outputSchema."),
                 code: "output_contract",
             });
         }
         match &self.input {
             Schema::None => Ok(()),
             Schema::Invalid => Err(HostFailure {
-                message: format!(
-                    "Tool \"{}\" has an invalid parameters schema.",
-                    self.tool_name
-                ),
+                message: format!("Tool \"{}\" has an invalid parameters schema.", callable),
                 code: "input_contract",
             }),
             Schema::Valid(validator) => {
@@ -77,7 +65,7 @@ impl ToolContracts {
                     Err(error) => Err(HostFailure {
                         message: format!(
                             "Tool \"{}\" input does not match its parameters schema: {}",
-                            self.tool_name,
+                            callable,
                             bounded(&error.to_string())
                         ),
                         code: "input_contract",
@@ -88,7 +76,7 @@ impl ToolContracts {
     }
 
     /// After the host answered: the value never appears in the message.
-    pub fn check_output(&self, output_json: &str) -> Result<(), HostFailure> {
+    pub fn check_output(&self, callable: &str, output_json: &str) -> Result<(), HostFailure> {
         let Schema::Valid(validator) = &self.output else {
             return Ok(());
         };
@@ -99,7 +87,7 @@ impl ToolContracts {
             Err(HostFailure {
                 message: format!(
                     "Tool \"{}\" returned details that do not match its declared outputSchema.",
-                    self.tool_name
+                    callable
                 ),
                 code: "output_contract",
             })
@@ -157,17 +145,19 @@ mod tests {
     fn input_that_breaks_the_schema_is_refused() {
         let schema =
             json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]});
-        let contracts = ToolContracts::new("t", true, Some(&schema), None);
-        assert!(contracts.check_input(r#"{"a":1}"#).is_ok());
-        let failure = contracts.check_input(r#"{"a":"x"}"#).err();
+        let contracts = ToolContracts::new(true, Some(&schema), None);
+        assert!(contracts.check_input("t", r#"{"a":1}"#).is_ok());
+        let failure = contracts.check_input("t", r#"{"a":"x"}"#).err();
         assert_eq!(failure.map(|f| f.code), Some("input_contract"));
     }
 
     #[test]
     fn output_mismatch_names_the_tool_but_not_the_value() {
         let schema = json!({"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false});
-        let contracts = ToolContracts::new("lookup", true, None, Some(&schema));
-        let failure = contracts.check_output(r#"{"secret":"hunter2"}"#).err();
+        let contracts = ToolContracts::new(true, None, Some(&schema));
+        let failure = contracts
+            .check_output("lookup", r#"{"secret":"hunter2"}"#)
+            .err();
         assert_eq!(
             failure.map(|f| f.message),
             Some(
@@ -180,8 +170,8 @@ mod tests {
     #[test]
     fn an_invalid_output_schema_stops_the_tool_before_it_runs() {
         let schema = json!({"type": 12});
-        let contracts = ToolContracts::new("bad", true, None, Some(&schema));
-        let failure = contracts.check_input("{}").err();
+        let contracts = ToolContracts::new(true, None, Some(&schema));
+        let failure = contracts.check_input("bad", "{}").err();
         assert_eq!(
             failure.map(|f| f.message),
             Some("Tool \"bad\" has an invalid outputSchema.".to_string())
@@ -191,8 +181,8 @@ mod tests {
     #[test]
     fn client_tools_carry_no_contracts() {
         let schema = json!({"type":"object","required":["a"]});
-        let contracts = ToolContracts::new("c", false, Some(&schema), Some(&schema));
-        assert!(contracts.check_input("{}").is_ok());
-        assert!(contracts.check_output("1").is_ok());
+        let contracts = ToolContracts::new(false, Some(&schema), Some(&schema));
+        assert!(contracts.check_input("c", "{}").is_ok());
+        assert!(contracts.check_output("c", "1").is_ok());
     }
 }

@@ -116,7 +116,8 @@ pub fn waiting_result(
     let pending: Vec<Value> = book
         .pending_calls()
         .into_iter()
-        .map(|(id, tool)| json!({ "id": format!("bridge:tool:{id}"), "method": "tool", "toolName": tool }))
+        // The call's one id: the same as its ctx.callId, nestedCalls record and events.
+        .map(|(call_id, tool)| json!({ "id": call_id, "method": "tool", "toolName": tool }))
         .collect();
     if !pending.is_empty() {
         out.insert("pendingToolCalls".into(), Value::Array(pending));
@@ -157,7 +158,7 @@ fn attach_common(
     }
     out.insert("telemetry".into(), telemetry.take());
     // The book keeps only the newest records (`KEPT_RECORDS`), which is what a result shows.
-    let records: Vec<Value> = book.records().map(|r| r.to_json(None)).collect();
+    let records: Vec<Value> = book.records().map(|r| r.to_json()).collect();
     if !records.is_empty() {
         out.insert("nestedCalls".into(), Value::Array(records));
     }
@@ -171,7 +172,7 @@ mod tests {
     fn a_waiting_result_after_close_becomes_aborted_and_keeps_its_output() {
         let waiting = json!({
             "status": "waiting", "runId": "cm_1", "reason": "pending_tools",
-            "pendingToolCalls": [{ "id": "bridge:tool:1", "method": "tool", "toolName": "never" }],
+            "pendingToolCalls": [{ "id": "cm_1:1", "method": "tool", "toolName": "never" }],
             "output": [{ "type": "text", "text": "before" }],
             "telemetry": { "run": { "nestedCalls": 1 } },
         });

@@ -236,7 +236,6 @@ impl SessionCore {
             .unwrap_or_else(|| entry.spec_index());
         let contracts = self.contracts.get_or_compile(host_index, || {
             ToolContracts::new(
-                entry.tool_name(),
                 entry.source() == Source::Openclaw,
                 entry.parameters(),
                 entry.output_schema(),
@@ -261,7 +260,7 @@ impl SessionCore {
     ) -> Result<(ToolRef, String), String> {
         let surface = |host_index: usize, tool_name: String, callable_name: String| ToolRef {
             host_index,
-            contracts: Arc::new(ToolContracts::new(&tool_name, false, None, None)),
+            contracts: Arc::new(ToolContracts::new(false, None, None)),
             tool_name,
             callable_name,
             replay_safe: false,

@@ -18,6 +18,9 @@ pub struct NestedCall {
     pub call_id: String,
     pub parent_call_id: Option<String>,
     pub tool_name: String,
+    /// The name the guest called (`MCP.docs.echo`): host ids alone cannot tell two
+    /// servers' `echo` apart.
+    pub callable_name: String,
     pub status: &'static str,
     pub duration_ms: Option<f64>,
     pub input_preview: String,
@@ -31,6 +34,7 @@ impl NestedCall {
             call_id: call.call_id.clone(),
             parent_call_id: call.parent_call_id.clone(),
             tool_name: call.tool_name.clone(),
+            callable_name: call.callable_name.clone(),
             status: "pending",
             duration_ms: None,
             input_preview: preview(redactor, &call.input_json),
@@ -39,19 +43,17 @@ impl NestedCall {
         }
     }
 
-    pub fn to_json(&self, callable_name: Option<&str>) -> Value {
+    pub fn to_json(&self) -> Value {
         let mut record = json!({
             "callId": self.call_id,
             "toolName": self.tool_name,
+            "callableName": self.callable_name,
             "status": self.status,
             "inputPreview": self.input_preview,
         });
         if let Some(map) = record.as_object_mut() {
             if let Some(parent) = &self.parent_call_id {
                 map.insert("parentCallId".into(), json!(parent));
-            }
-            if let Some(name) = callable_name {
-                map.insert("callableName".into(), json!(name));
             }
             if let Some(ms) = self.duration_ms {
                 map.insert("durationMs".into(), json!(ms));

@@ -4,6 +4,7 @@
 mod declarations;
 mod identifiers;
 mod input;
+mod result;
 mod servers;
 
 pub use declarations::{
@@ -11,4 +12,5 @@ pub use declarations::{
     INDEX_DESCRIPTION, INDEX_PATH,
 };
 pub use identifiers::{check_segment, lower_camel, Identifiers};
+pub use result::fit_result;
 pub use servers::{McpCatalog, McpServer, McpTool, OPS};
