@@ -315,3 +315,44 @@ test('error.stack read by the guest shows the user line and no prelude frames', 
   assert.match(r.value, /user\.js:2:\d+/, `stack: ${JSON.stringify(r.value)}`);
   assert.ok(!r.value.includes('prelude'), `stack: ${JSON.stringify(r.value)}`);
 });
+
+// ---------- nesting and size: the front-end cannot be driven into a stack overflow ----------
+
+const TOO_DEEP = /nesting is too deep/;
+
+test('a deeply nested cell after `a++ /` fails with invalid_input and the process lives', async () => {
+  const s = makeSession();
+  const code = `let a = 0;\nreturn a++ / ` + '('.repeat(30000) + '1' + ')'.repeat(30000) + ' / 1;';
+  for (const language of ['javascript', 'typescript']) {
+    const r = await run(s, { code, language });
+    assert.equal(r.status, 'failed', show(r));
+    assert.equal(r.code, 'invalid_input', show(r));
+    assert.match(r.error, TOO_DEEP, show(r));
+  }
+  const member = await run(s, 'x.if(0) / ' + '('.repeat(30000) + '1' + ')'.repeat(30000));
+  assert.match(member.error, TOO_DEEP, show(member));
+  assert.equal((await run(s, 'return 1')).value, 1, 'the session still runs cells');
+});
+
+test('a source over 256 KiB fails with invalid_input before anything runs', async () => {
+  const s = makeSession();
+  const r = await run(s, 'return 1;' + ' '.repeat(256 * 1024));
+  assert.equal(r.status, 'failed', show(r));
+  assert.equal(r.code, 'invalid_input', show(r));
+  assert.match(r.error, /^code is too large: \d+ bytes, the limit is 262144\./, show(r));
+});
+
+test('transformTypeScript and redactSource survive the deepest sources on the Node thread', async () => {
+  const { transformTypeScript, redactSource } = await import('../index.js').then((m) => m.default ?? m);
+  const chain = transformTypeScript('type T = {}' + ' extends {} ? 1 : {}'.repeat(12000));
+  assert.equal(typeof chain.code === 'string' || typeof chain.error === 'string', true);
+  const parens = transformTypeScript('(' .repeat(200000) + '1');
+  assert.equal(typeof parens.error, 'string');
+  const tooLarge = transformTypeScript('type T = {}' + ' extends {} ? 1 : {}'.repeat(100000));
+  assert.match(tooLarge.error, /^code is too large/);
+  const secret = 'const apiKey = "sk-live-1234567890abcdef";\n';
+  for (const body of ['('.repeat(10000) + '1' + ')'.repeat(10000), '['.repeat(200000)]) {
+    const redacted = redactSource(secret + 'return ' + body);
+    assert.ok(!redacted.includes('sk-live-1234567890abcdef'), redacted.slice(0, 80));
+  }
+});

@@ -142,6 +142,12 @@ fn check_prepare(source: &str, language: Language) {
             );
             assert!(text.len() <= 400, "transform message unbounded");
         }
+        Err(SourceError::TooLarge { bytes, limit }) => {
+            assert!(
+                bytes > limit,
+                "a source within the limit was refused as too large"
+            );
+        }
         Err(SourceError::ModuleAccess) => {}
     }
     let front = crate::source::prepare(source, language);
@@ -184,7 +190,8 @@ fn check_appended_require(source: &str, language: Language) {
         return;
     }
     let extended = format!("{source}\n;require('fs');");
-    if program::guard_nesting(&extended).is_err() {
+    // Too long, or nested too deep once the statement is added: refused before module access.
+    if !program::parses(&extended, language) {
         return;
     }
     assert_eq!(

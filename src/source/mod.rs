@@ -1,6 +1,7 @@
 //! The source front-end (SPEC §2–§3): exec input validation, then module-access,
 //! shell and syntax checks and the TypeScript transform, all before any guest runs.
 
+pub mod depth;
 pub mod program;
 pub mod redact;
 pub mod shell;
@@ -204,7 +205,13 @@ mod tests {
 
     #[test]
     fn a_command_with_a_lone_operator_that_does_not_parse_is_shell() {
-        for code in ["ls *", "rm * && echo done", "ls -la /workspace", "make > log", "ls"] {
+        for code in [
+            "ls *",
+            "rm * && echo done",
+            "ls -la /workspace",
+            "make > log",
+            "ls",
+        ] {
             let result = prepare(code, Language::JavaScript);
             assert!(
                 result.is_err_and(|e| e.message.contains("not shell")),

@@ -7,41 +7,33 @@
 //! Computations, numbers, booleans, `null` and templates with expressions are kept.
 
 use super::names::is_sensitive_name;
-use oxc::allocator::Allocator;
+use crate::source::program::{self, Language};
 use oxc::ast::ast::{
     Argument, ArrayExpression, ArrayExpressionElement, AssignmentExpression, AssignmentPattern,
     BinaryExpression, CallExpression, Expression, FormalParameter, ObjectProperty,
     PropertyDefinition, VariableDeclarator,
 };
 use oxc::ast_visit::{walk, Visit};
-use oxc::parser::{ParseOptions, Parser};
-use oxc::span::SourceType;
 
 /// Byte ranges (inside the quotes) of credential literals, or `None` when the source
 /// does not parse as TypeScript or JavaScript.
 pub fn credential_literal_spans(source: &str) -> Option<Vec<(usize, usize)>> {
-    if crate::source::program::guard_nesting(source).is_err() {
-        return None;
-    }
-    let allocator = Allocator::default();
-    let options = ParseOptions {
-        allow_return_outside_function: true,
-        ..ParseOptions::default()
-    };
     // TypeScript first (a superset for nearly every cell); JavaScript when TypeScript
     // cannot recover, e.g. for `a < b > c` that only reads as JavaScript.
-    for source_type in [SourceType::ts().with_module(true), SourceType::mjs()] {
-        let parsed = Parser::new(&allocator, source, source_type)
-            .with_options(options)
-            .parse();
-        if parsed.panicked || !parsed.diagnostics.is_empty() {
-            continue;
-        }
-        let mut finder = Finder::default();
-        finder.visit_program(&parsed.program);
-        return Some(finder.spans);
-    }
-    None
+    [Language::TypeScript, Language::JavaScript]
+        .into_iter()
+        .find_map(|language| {
+            program::with_parsed(source, language, |_, parsed| {
+                if !parsed.diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                let mut finder = Finder::default();
+                finder.visit_program(&parsed.program);
+                Ok(Some(finder.spans))
+            })
+            .ok()
+            .flatten()
+        })
 }
 
 #[derive(Default)]

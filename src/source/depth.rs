@@ -1,0 +1,79 @@
+//! Keeps oxc from overflowing a stack: its parser and passes recurse once per nesting level
+//! and have no limit. Front-end work runs on a stack sized for its source (grown with
+//! `stacker` when the current one is short), and an AST deeper than [`MAX_DEPTH`] is refused
+//! before any pass after the parse, so those passes need a bounded stack.
+
+use oxc::ast::ast::Program;
+use oxc::ast::AstKind;
+use oxc::ast_visit::Visit;
+use oxc::span::GetSpan;
+
+use super::program::{syntax_at, SourceError};
+
+/// The largest cell source the front-end accepts, in bytes.
+pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
+/// The deepest AST accepted (a nesting level of brackets, operators or statements is one or
+/// two levels); deeper sources are refused before any pass after the parse.
+pub const MAX_DEPTH: usize = 3_000;
+/// Stack one source byte can cost the parser (one unclosed `(` is one level of its deepest
+/// recursion), and one AST level a later pass, with room to spare over the measured worst
+/// (`bench/README.md`, front-end stack).
+const STACK_PER_UNIT: usize = if cfg!(debug_assertions) { 4096 } else { 2048 };
+const STACK_BASE: usize = 1 << 20;
+
+/// Runs `work` for a source of `source_bytes` on a stack that fits the deepest parse of any
+/// source that long plus passes over an AST of [`MAX_DEPTH`]: in place when the current
+/// stack has that room left, else on a stack allocated for the call (and freed after it).
+/// Callers bound `source_bytes` by [`MAX_SOURCE_BYTES`] first.
+pub fn on_sized_stack<R>(source_bytes: usize, work: impl FnOnce() -> R) -> R {
+    let units = source_bytes.min(MAX_SOURCE_BYTES).saturating_add(MAX_DEPTH);
+    let needed = units
+        .saturating_mul(STACK_PER_UNIT)
+        .saturating_add(STACK_BASE);
+    stacker::maybe_grow(needed, needed, work)
+}
+
+/// Refuses a source longer than [`MAX_SOURCE_BYTES`].
+pub fn check_size(source: &str) -> Result<(), SourceError> {
+    if source.len() <= MAX_SOURCE_BYTES {
+        return Ok(());
+    }
+    Err(SourceError::TooLarge {
+        bytes: source.len(),
+        limit: MAX_SOURCE_BYTES,
+    })
+}
+
+/// Refuses an AST nested deeper than [`MAX_DEPTH`], at the first node past it. Walking the
+/// tree recurses as deep as it is, so this runs inside [`on_sized_stack`] like the parse.
+pub fn check_depth(source: &str, program: &Program<'_>) -> Result<(), SourceError> {
+    let mut meter = DepthMeter::default();
+    meter.visit_program(program);
+    match meter.too_deep_at {
+        Some(offset) => Err(syntax_at(
+            source,
+            offset,
+            "nesting is too deep (simplify the expression or split it into statements)",
+        )),
+        None => Ok(()),
+    }
+}
+
+#[derive(Default)]
+struct DepthMeter {
+    depth: usize,
+    too_deep_at: Option<u32>,
+}
+
+impl<'a> Visit<'a> for DepthMeter {
+    fn enter_node(&mut self, kind: AstKind<'a>) {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH && self.too_deep_at.is_none() {
+            self.too_deep_at = Some(kind.span().start);
+        }
+    }
+
+    fn leave_node(&mut self, _kind: AstKind<'a>) {
+        self.depth -= 1;
+    }
+}
