@@ -8,8 +8,6 @@ use oxc::ast::AstKind;
 use oxc::ast_visit::Visit;
 use oxc::span::GetSpan;
 
-use super::program::{syntax_at, SourceError};
-
 /// The largest cell source the front-end accepts, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
 /// The deepest AST accepted (a nesting level of brackets, operators or statements is one or
@@ -33,30 +31,12 @@ pub fn on_sized_stack<R>(source_bytes: usize, work: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(needed, needed, work)
 }
 
-/// Refuses a source longer than [`MAX_SOURCE_BYTES`].
-pub fn check_size(source: &str) -> Result<(), SourceError> {
-    if source.len() <= MAX_SOURCE_BYTES {
-        return Ok(());
-    }
-    Err(SourceError::TooLarge {
-        bytes: source.len(),
-        limit: MAX_SOURCE_BYTES,
-    })
-}
-
-/// Refuses an AST nested deeper than [`MAX_DEPTH`], at the first node past it. Walking the
-/// tree recurses as deep as it is, so this runs inside [`on_sized_stack`] like the parse.
-pub fn check_depth(source: &str, program: &Program<'_>) -> Result<(), SourceError> {
+/// The source offset of the first node nested deeper than [`MAX_DEPTH`], if any. Walking
+/// the tree recurses as deep as it is, so this runs inside [`on_sized_stack`] like the parse.
+pub fn too_deep_at(program: &Program<'_>) -> Option<u32> {
     let mut meter = DepthMeter::default();
     meter.visit_program(program);
-    match meter.too_deep_at {
-        Some(offset) => Err(syntax_at(
-            source,
-            offset,
-            "nesting is too deep (simplify the expression or split it into statements)",
-        )),
-        None => Ok(()),
-    }
+    meter.too_deep_at
 }
 
 #[derive(Default)]

@@ -38,6 +38,7 @@ use oxc::syntax::symbol::SymbolFlags;
 use super::{depth, typescript};
 
 const MODULE_ACCESS: &str = "code mode module access is disabled.";
+const TOO_DEEP: &str = "nesting is too deep (simplify the expression or split it into statements)";
 const EXPORT_MESSAGE: &str =
     "export declarations are not allowed in a code mode cell; return the value instead";
 /// Diagnostic text kept in a message: the fixed words around it stay well under 200 bytes,
@@ -154,13 +155,20 @@ pub(crate) fn with_parsed<R>(
     language: Language,
     work: impl for<'a> FnOnce(&'a Allocator, ParserReturn<'a>) -> Result<R, SourceError>,
 ) -> Result<R, SourceError> {
-    depth::check_size(source)?;
+    if source.len() > depth::MAX_SOURCE_BYTES {
+        return Err(SourceError::TooLarge {
+            bytes: source.len(),
+            limit: depth::MAX_SOURCE_BYTES,
+        });
+    }
     depth::on_sized_stack(source.len(), || {
         shielded(|| {
             with_arena(|allocator| {
                 let parsed = parse_cell(allocator, source, language);
                 reject_unrecoverable(source, &parsed)?;
-                depth::check_depth(source, &parsed.program)?;
+                if let Some(offset) = depth::too_deep_at(&parsed.program) {
+                    return Err(syntax_at(source, offset, TOO_DEEP));
+                }
                 work(allocator, parsed)
             })
         })
@@ -351,7 +359,7 @@ fn earliest<'d>(diagnostics: impl Iterator<Item = &'d OxcDiagnostic>) -> Option<
 }
 
 /// A syntax error at byte `offset` of `source`, with a bounded single-line message.
-pub(crate) fn syntax_at(source: &str, offset: u32, message: &str) -> SourceError {
+pub(super) fn syntax_at(source: &str, offset: u32, message: &str) -> SourceError {
     let (line, column) = line_column(source, offset);
     SourceError::Syntax {
         line,
