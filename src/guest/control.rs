@@ -110,10 +110,9 @@ impl Control {
         }
     }
 
-    /// The heap hit its limit: stops the guest at its next interrupt check.
-    pub fn memory_exhausted(&self) -> bool {
+    /// The heap hit its limit: records why the interrupt handler stops the guest.
+    pub fn stop_for_memory(&self) {
         self.interrupted.store(3, Ordering::SeqCst);
-        true
     }
 
     /// Opens a pause window (`ctx.pauseBudget()`).

@@ -92,7 +92,8 @@ impl Vm {
         runtime.set_interrupt_handler(Some(Box::new(move || {
             interrupt_control.lock().as_ref().is_some_and(|control| {
                 if interrupt_meter.exhausted() {
-                    return control.memory_exhausted();
+                    control.stop_for_memory();
+                    return true;
                 }
                 control.should_interrupt()
             })
