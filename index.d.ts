@@ -86,9 +86,10 @@ export declare function assertCodeModePayload(toolNames: string[], directOnly?: 
  * the suspended-run store (parked or resuming), `liveCells` runs not yet dropped (running,
  * idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
  * `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
- * running (0 before the first cell).
+ * running (0 before the first cell), `stuckWorkers` those of them still inside a built-in
+ * whose cell the watchdog already answered (each has a replacement in `workers`).
  */
-export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number }
+export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number }
 
 /**
  * Process-wide settings; call before the first session runs a cell. Misuse throws with

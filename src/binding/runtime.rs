@@ -39,10 +39,11 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
 /// the suspended-run store (parked or resuming), `liveCells` runs not yet dropped (running,
 /// idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
 /// `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
-/// running (0 before the first cell).
+/// running (0 before the first cell), `stuckWorkers` those of them still inside a built-in
+/// whose cell the watchdog already answered (each has a replacement in `workers`).
 #[napi(
     js_name = "codeModeRuntimeStats",
-    ts_return_type = "{ parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number }"
+    ts_return_type = "{ parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number }"
 )]
 pub fn code_mode_runtime_stats() -> Value {
     json!({
@@ -51,6 +52,7 @@ pub fn code_mode_runtime_stats() -> Value {
         "liveVms": crate::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed),
         "pendingTimers": timer::pending(),
         "workers": pool::live_workers(),
+        "stuckWorkers": pool::stuck_workers(),
     })
 }
 

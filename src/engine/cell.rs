@@ -10,6 +10,7 @@ use super::pool;
 use super::result::{Outcome, RunMetrics};
 use super::session::SessionCore;
 use super::timer;
+use super::watchdog::{self, TurnWatch};
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
 use crate::guest::vm::{StartError, Vm, VmLimits};
@@ -54,6 +55,12 @@ enum Phase {
 
 struct CellState {
     phase: Phase,
+}
+
+/// Who waits for the current exec/wait call, and its figures. Apart from the VM so the
+/// watchdog can answer while a stuck turn holds the VM.
+#[derive(Default)]
+struct CallSlot {
     responder: Option<Responder>,
     metrics: RunMetrics,
 }
@@ -75,6 +82,13 @@ pub struct Cell {
     /// an abort either reaches its running call or finds it answered, never a parked run.
     call_gate: Mutex<()>,
     state: Mutex<CellState>,
+    call: Mutex<CallSlot>,
+    /// Set once by `finish`: the run is over, whoever still holds the VM.
+    finished: AtomicBool,
+    /// The turn a worker is in, for the watchdog.
+    watch: TurnWatch,
+    /// The watchdog check armed by the deadline, an abort or a late turn.
+    watchdog_timer: Mutex<Option<timer::TimerKey>>,
     book: Arc<Mutex<RunBook>>,
     bridge: std::sync::OnceLock<Arc<CellBridge>>,
     /// The deadline timer of the current exec/wait call, cancelled when it answers.
@@ -114,9 +128,11 @@ impl Cell {
             call_gate: Mutex::new(()),
             state: Mutex::new(CellState {
                 phase: Phase::New(source),
-                responder: None,
-                metrics: RunMetrics::default(),
             }),
+            call: Mutex::new(CallSlot::default()),
+            finished: AtomicBool::new(false),
+            watch: TurnWatch::default(),
+            watchdog_timer: Mutex::new(None),
             book,
             bridge: std::sync::OnceLock::new(),
             deadline_timer: Mutex::new(None),
@@ -146,13 +162,17 @@ impl Cell {
             // Responder, deadline and `running` change together under the state lock, which
             // every turn holds: a turn sees either none of a new call or all of it (a turn
             // that saw `running` without a responder and a fresh deadline would park again).
-            let mut state = self.state.lock();
-            if self.running.load(Ordering::SeqCst) || matches!(state.phase, Phase::Done) {
+            let state = self.state.lock();
+            if self.running.load(Ordering::SeqCst)
+                || matches!(state.phase, Phase::Done)
+                || self.finished.load(Ordering::SeqCst)
+            {
                 return Err(responder);
             }
-            state.responder = Some(responder);
+            let mut call = self.call.lock();
+            call.responder = Some(responder);
             self.call_epoch.fetch_add(1, Ordering::SeqCst);
-            state.metrics.call_started_ns = now_ns();
+            call.metrics.call_started_ns = now_ns();
             self.control.set_deadline_after(budget);
             self.running.store(true, Ordering::SeqCst);
         }
@@ -160,6 +180,9 @@ impl Cell {
         let key = timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
                 cell.push(Event::Deadline);
+                if cell.is_running() && cell.control.deadline_passed() {
+                    cell.arm_watchdog();
+                }
             }
         });
         if let Some(previous) = self.deadline_timer.lock().replace(key) {
@@ -210,7 +233,56 @@ impl Cell {
         self.arrivals.fetch_add(1, Ordering::SeqCst);
         if self.running.load(Ordering::SeqCst) {
             self.schedule();
+            if urgent {
+                self.arm_watchdog();
+            }
         }
+    }
+
+    /// Checks `watchdog::GRACE` after `now` that the turn running then (if any) has
+    /// returned. One check at a time: an earlier one stays, and hands over to a later turn.
+    fn arm_watchdog(self: &Arc<Self>) {
+        self.arm_watchdog_from(now_ns());
+    }
+
+    fn arm_watchdog_from(self: &Arc<Self>, armed_ns: u64) {
+        let mut slot = self.watchdog_timer.lock();
+        if slot.is_some() {
+            return;
+        }
+        let epoch = self.call_epoch();
+        let weak = Arc::downgrade(self);
+        let at = instant_of(armed_ns) + watchdog::GRACE;
+        *slot = Some(timer::schedule(at, move || {
+            if let Some(cell) = weak.upgrade() {
+                cell.watchdog_timer.lock().take();
+                cell.answer_if_stuck(epoch, armed_ns);
+            }
+        }));
+    }
+
+    /// The watchdog's check (timer thread): the call `epoch` is still unanswered and a
+    /// turn that began by `armed_ns` still holds the VM, so the guest is inside something
+    /// that never reaches the interrupt handler. The call is answered now, without the VM,
+    /// and the worker replaced; the turn retires the VM whenever it returns. A turn that
+    /// began later gets its own grace.
+    fn answer_if_stuck(self: &Arc<Self>, epoch: u64, armed_ns: u64) {
+        if !self.is_running() || self.call_epoch() != epoch {
+            return;
+        }
+        if !self.watch.abandon_if_started_by(armed_ns) {
+            if let Some(started_ns) = self.watch.started_ns() {
+                self.arm_watchdog_from(started_ns);
+            }
+            return;
+        }
+        pool::global().replace_stuck_worker();
+        let error = if self.control.is_aborted() {
+            CodeModeError::aborted()
+        } else {
+            CodeModeError::timeout()
+        };
+        self.finish(Err(error));
     }
 
     fn schedule(self: &Arc<Self>) {
@@ -222,11 +294,17 @@ impl Cell {
 
     /// One turn on a worker. A panic anywhere inside fails the cell with `internal_error`.
     fn turn(self: Arc<Self>) {
+        self.watch.enter();
         let turned = catch_unwind(AssertUnwindSafe(|| self.turn_inner()));
+        let abandoned = self.watch.leave();
         if turned.is_err() {
             self.finish(Err(CodeModeError::internal(
                 "internal error: the code mode engine hit a bug and contained it; the cell was stopped.",
             )));
+        }
+        if abandoned {
+            self.retire_vm();
+            pool::stuck_turn_returned();
         }
         self.scheduled.store(false, Ordering::SeqCst);
         if self.running.load(Ordering::SeqCst) && !self.inbox.lock().is_empty() {
@@ -237,16 +315,27 @@ impl Cell {
     fn turn_inner(self: &Arc<Self>) {
         let mut state = self.state.lock();
         let turn_started = Instant::now();
-        if matches!(state.phase, Phase::Done) {
+        if matches!(state.phase, Phase::Done) || self.finished.load(Ordering::SeqCst) {
             self.inbox.lock().clear();
             return;
         }
         // Nobody is waiting for a result (the run is parked): events stay buffered for the
         // next wait instead of running the guest with no one to answer.
-        if state.responder.is_none() {
+        if self.call.lock().responder.is_none() {
             return;
         }
+        // A turn after the deadline or an abort should end at once; if it does not, the
+        // watchdog answers.
+        if self.control.is_aborted() || self.control.deadline_passed() {
+            self.arm_watchdog();
+        }
         if let Phase::New(_) = state.phase {
+            // Its budget ran out while it waited for a worker (behind stuck ones, say).
+            if self.control.deadline_passed() {
+                drop(state);
+                self.finish(Err(CodeModeError::timeout()));
+                return;
+            }
             let Phase::New(source) = std::mem::replace(&mut state.phase, Phase::Done) else {
                 return;
             };
@@ -267,12 +356,15 @@ impl Cell {
             self.apply_events(vm);
             vm.drain_jobs(&self.control);
             let verdict = self.verdict(vm);
-            if !matches!(verdict, Verdict::Idle) {
-                let heap = vm.peak_heap_bytes();
-                state.metrics.observe_heap(heap);
+            let heap = (!matches!(verdict, Verdict::Idle)).then(|| vm.peak_heap_bytes());
+            {
+                let mut call = self.call.lock();
+                if let Some(heap) = heap {
+                    call.metrics.observe_heap(heap);
+                }
+                // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
+                call.metrics.guest_ns += elapsed_ns(guest_started);
             }
-            // Spinning for a reply is waiting, not guest work: it stays off the guest clock.
-            state.metrics.guest_ns += elapsed_ns(guest_started);
             match verdict {
                 Verdict::Idle if self.spin_for_events() => guest_started = Instant::now(),
                 verdict => break verdict,
@@ -553,16 +645,14 @@ impl Cell {
 
     /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
     pub fn finish(self: &Arc<Self>, result: Result<String, CodeModeError>) {
-        // The VM is dropped only after the caller has its answer: freeing a heap is work
-        // nobody needs to wait for.
-        let (responder, metrics, retired) = {
-            let mut state = self.state.lock();
-            if matches!(state.phase, Phase::Done) && state.responder.is_none() {
-                return;
-            }
-            let retired = std::mem::replace(&mut state.phase, Phase::Done);
-            (state.responder.take(), state.metrics.clone(), retired)
+        let first = !self.finished.swap(true, Ordering::SeqCst);
+        let (responder, metrics) = {
+            let mut call = self.call.lock();
+            (call.responder.take(), call.metrics.clone())
         };
+        if !first && responder.is_none() {
+            return;
+        }
         self.running.store(false, Ordering::SeqCst);
         self.cancel_deadline();
         self.control.abort();
@@ -575,7 +665,16 @@ impl Cell {
             let outcome = self.session.outcome_final(&self.book, result, &metrics);
             responder(outcome);
         }
-        // Freed after the caller has its answer, and at guest priority.
+        // A turn the watchdog gave up on still holds the VM; it retires it on return.
+        if !self.watch.is_abandoned() {
+            self.retire_vm();
+        }
+    }
+
+    /// Drops the VM after the caller has its answer (freeing a heap is work nobody needs
+    /// to wait for), at guest priority.
+    fn retire_vm(&self) {
+        let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
         if let Phase::Live(vm) = retired {
             super::reaper::discard(vm);
         }
@@ -583,6 +682,9 @@ impl Cell {
 
     fn cancel_deadline(&self) {
         if let Some(key) = self.deadline_timer.lock().take() {
+            timer::cancel(key);
+        }
+        if let Some(key) = self.watchdog_timer.lock().take() {
             timer::cancel(key);
         }
     }
@@ -603,11 +705,17 @@ impl Cell {
             self.finish(Err(error));
             return;
         }
+        // The watchdog answered while this turn was parking: the run must not stay parked.
+        if self.finished.load(Ordering::SeqCst) {
+            self.session.forget(&self.run_id);
+            return;
+        }
         let (responder, metrics) = {
-            let mut state = self.state.lock();
+            let _state = self.state.lock();
             let _gate = self.call_gate.lock();
             self.running.store(false, Ordering::SeqCst);
-            (state.responder.take(), state.metrics.clone())
+            let mut call = self.call.lock();
+            (call.responder.take(), call.metrics.clone())
         };
         self.cancel_deadline();
         if let Some(responder) = responder {

@@ -22,3 +22,4 @@ pub mod surfaces;
 pub mod timer;
 pub mod trajectory;
 pub mod warm;
+pub mod watchdog;

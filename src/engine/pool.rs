@@ -1,6 +1,6 @@
 //! The process-wide pool of worker threads that run guests. Workers take jobs from one
-//! queue; a job is one turn of one cell. Threads have a large stack so QuickJS's own
-//! stack limit (set well below it) always trips first.
+//! queue; a job is one turn of one cell. A worker stuck in a turn the watchdog gave up on
+//! is replaced, and leaves the pool when that turn returns.
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use parking_lot::Mutex;
@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-/// Stack of each guest thread (workers, housekeeper, reaper); QuickJS's limit is `GUEST_STACK_BYTES`, far below.
+/// Stack of each guest thread (workers, housekeeper, reaper): large, so QuickJS's own
+/// limit (`GUEST_STACK_BYTES`, far below) always trips first.
 pub const WORKER_STACK_BYTES: usize = 32 * 1024 * 1024;
 pub const GUEST_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// New cells waiting for a worker beyond this are refused (`runtime_unavailable`).
@@ -20,14 +21,29 @@ pub const MAX_QUEUED_STARTS: usize = 16_384;
 #[derive(Debug)]
 pub struct QueueFull;
 
+/// Workers stuck in a turn the watchdog gave up on that get a replacement; beyond this,
+/// answers still come on time but the pool runs short until a stuck turn returns.
+pub const MAX_REPLACED_WORKERS: usize = 64;
+
 pub struct Pool {
     sender: Sender<Job>,
+    receiver: Receiver<Job>,
     threads: usize,
     queued_starts: AtomicUsize,
+    spawned: AtomicUsize,
 }
 
 /// Worker threads currently running their loop (a worker that died would be missing).
 static LIVE_WORKERS: AtomicUsize = AtomicUsize::new(0);
+/// Workers inside a turn the watchdog gave up on.
+static STUCK_WORKERS: AtomicUsize = AtomicUsize::new(0);
+/// Replacements started for stuck workers and not yet balanced by a stuck one retiring.
+static EXTRA_WORKERS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Set when this worker's stuck turn returned after a replacement took its place.
+    static RETIRING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 static CONFIGURED_THREADS: Mutex<Option<usize>> = Mutex::new(None);
 static POOL: OnceLock<Pool> = OnceLock::new();
@@ -68,8 +84,24 @@ impl Pool {
         }
         Pool {
             sender,
+            receiver,
             threads,
             queued_starts: AtomicUsize::new(0),
+            spawned: AtomicUsize::new(threads),
+        }
+    }
+
+    /// The watchdog gave up on a turn that holds a worker: starts another worker so the
+    /// queue keeps moving (up to `MAX_REPLACED_WORKERS` at once).
+    pub fn replace_stuck_worker(&self) {
+        let stuck = STUCK_WORKERS.fetch_add(1, Ordering::SeqCst) + 1;
+        if stuck > MAX_REPLACED_WORKERS {
+            return;
+        }
+        let index = self.spawned.fetch_add(1, Ordering::SeqCst);
+        EXTRA_WORKERS.fetch_add(1, Ordering::SeqCst);
+        if !spawn_worker(index, self.receiver.clone()) {
+            EXTRA_WORKERS.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -119,7 +151,7 @@ pub fn spawn_guest_thread(
         .map(drop)
 }
 
-fn spawn_worker(index: usize, receiver: Receiver<Job>) {
+fn spawn_worker(index: usize, receiver: Receiver<Job>) -> bool {
     let spawned = spawn_guest_thread(format!("codemode-worker-{index}"), move || {
         worker_loop(receiver)
     });
@@ -127,6 +159,24 @@ fn spawn_worker(index: usize, receiver: Receiver<Job>) {
         // Fewer workers is degraded but working; the remaining ones drain the queue.
         eprintln!("codemode-native: could not start worker thread {index}");
     }
+    spawned.is_ok()
+}
+
+/// Called on a worker whose stuck turn just returned: it leaves the pool if a
+/// replacement took its place, so the pool shrinks back to its configured size.
+pub fn stuck_turn_returned() {
+    STUCK_WORKERS.fetch_sub(1, Ordering::SeqCst);
+    let replaced = EXTRA_WORKERS
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if replaced {
+        RETIRING.with(|flag| flag.set(true));
+    }
+}
+
+/// Workers inside a turn the watchdog gave up on (their threads still run).
+pub fn stuck_workers() -> usize {
+    STUCK_WORKERS.load(Ordering::SeqCst)
 }
 
 /// Worker threads alive now; 0 before the pool first starts.
@@ -156,6 +206,9 @@ fn worker_loop(receiver: Receiver<Job>) {
         // Each job contains its own panic boundary; this one keeps the thread alive if a
         // panic escapes anyway (the job's cell is then failed by its own drop guard).
         let _ = catch_unwind(AssertUnwindSafe(job));
+        if RETIRING.with(|flag| flag.get()) {
+            return;
+        }
         super::priority::offer_core();
     }
 }

@@ -1,0 +1,65 @@
+// Containment of guests that never reach QuickJS's interrupt handler (huge sparse-array
+// built-ins, huge BigInt printing): every exec and wait is answered by its deadline or
+// abort plus the watchdog's grace, a replacement worker keeps the pool serving, and the
+// stuck threads are counted. Runs in a child process, where those threads die with it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { ADDON_PATH } from './_helpers.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function runChild() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'fixtures', 'stuck-builtins.mjs'), ADDON_PATH], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    // A hang guard only: the child finishes in seconds.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      if (code !== 0) return reject(new Error(`child ended with ${code ?? signal}: ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()));
+    });
+  });
+}
+
+const seen = await runChild();
+const TIMEOUT = { status: 'failed', code: 'timeout', error: 'code mode timeout exceeded' };
+const ABORTED = { status: 'failed', code: 'aborted', error: 'code mode execution aborted' };
+
+test('cells stuck in built-ins that never reach the interrupt handler time out', () => {
+  for (const [name, result] of Object.entries(seen.stuck)) assert.deepEqual(result, TIMEOUT, name);
+});
+
+test('other sessions are served while every worker is stuck', () => {
+  assert.equal(seen.bystander.status, 'completed', JSON.stringify(seen.bystander));
+  assert.equal(seen.bystanderValue, 42);
+  assert.deepEqual(seen.later, [0, 1, 2, 3, 4, 5, 6, 7]);
+});
+
+test('stuck threads are counted and the pool keeps its configured healthy workers', () => {
+  assert.ok(seen.statsAfterStuck.stuckWorkers >= 2, JSON.stringify(seen.statsAfterStuck));
+  assert.equal(seen.healthyWorkers, true, JSON.stringify(seen.stats));
+  assert.equal(seen.stats.parkedRuns, 0, JSON.stringify(seen.stats));
+});
+
+test('a long BigInt toString does not overrun a short deadline unanswered', () => {
+  assert.deepEqual(seen.bigintToString, TIMEOUT);
+});
+
+test('an abort or close() answers a cell stuck in a built-in', () => {
+  assert.deepEqual(seen.abort, ABORTED);
+  assert.deepEqual(seen.close, ABORTED);
+});
+
+test('a resumed run stuck in a built-in answers its wait', () => {
+  assert.equal(seen.parked, 'waiting');
+  assert.deepEqual(seen.resumed, TIMEOUT);
+});
