@@ -320,6 +320,82 @@ attack('Symbol.species on an Array handed to a tool is ignored by the bridge',
    const w = Weird.from([1, 2, 3]); return await echo({ w })`,
   completes({ w: [1, 2, 3] }));
 
+// Frames the runtime puts on the stack under guest code: a `then` getter the settling of
+// a tool call trips, a timer callback, a thrown error's getters. Their CallSites, `caller`
+// and `arguments` must hand the guest no function of the runtime (V8's answer for strict
+// frames: `getFunction()` is undefined), so a guest can never settle its own calls.
+const COLLECT_FRAMES = `
+  const reached = [];
+  const names = [];
+  Error.prepareStackTrace = (e, sites) => sites;
+  function frames() {
+    const sites = new Error("probe").stack;
+    const holder = {};
+    Error.captureStackTrace(holder);
+    for (const site of [...sites, ...holder.stack]) {
+      names.push(String(site.getFunctionName()));
+      const f = site.getFunction();
+      if (f !== undefined) reached.push(String(f).slice(0, 60));
+    }
+  }
+`;
+attack('CallSites under a then getter tripped by a tool result reach no runtime function',
+  `${COLLECT_FRAMES}
+   Object.defineProperty(Object.prototype, "then", { configurable: true, get() { frames(); return undefined } });
+   const value = await echo({ v: "real" });
+   delete Object.prototype.then;
+   return { reached, value, sawRuntimeFrame: names.includes("settle") }`,
+  completes({ reached: [], value: { v: 'real' }, sawRuntimeFrame: true }));
+attack('CallSites in a timer callback reach no runtime function',
+  `${COLLECT_FRAMES}
+   await new Promise((resolve) => setTimeout(() => { frames(); resolve() }, 0));
+   return reached`,
+  completes([]));
+attack('CallSites in error getters the runtime reads reach no runtime function',
+  `${COLLECT_FRAMES}
+   const e = new Error("x");
+   Object.defineProperty(e, "message", { get() { frames(); return "m" } });
+   try { await echo({ e }) } catch {}
+   return reached`,
+  completes([]));
+attack('getFunction cannot be put back on the shared CallSite prototype',
+  `let proto;
+   Error.prepareStackTrace = (e, sites) => { proto = Object.getPrototypeOf(sites[0]); return "" };
+   new Error().stack;
+   let replaced = true;
+   try { proto.getFunction = function () { return "swapped" } } catch { replaced = false }
+   try { Object.defineProperty(proto, "getFunction", { value: () => "swapped" }) } catch { replaced = false }
+   return [replaced, Object.isFrozen(proto), proto.getFunction.call(proto) === undefined]`,
+  completes([false, true, true]));
+attack('caller and arguments of guest functions the runtime calls expose nothing',
+  `const seen = [];
+   function sloppy() {
+     try { seen.push(typeof sloppy.caller) } catch { seen.push("throws") }
+     try { seen.push(typeof arguments.callee.caller) } catch { seen.push("throws") }
+   }
+   await new Promise((resolve) => setTimeout(() => { sloppy(); resolve() }, 0));
+   Object.defineProperty(Object.prototype, "then", { configurable: true, get() { sloppy(); return undefined } });
+   await echo({});
+   delete Object.prototype.then;
+   return seen.filter((t) => t === "function")`,
+  completes([]));
+attack('overridden Function.prototype, iterator and Promise methods receive no runtime function',
+  `const got = [];
+   const note = (args) => { for (let i = 0; i < args.length; i++) if (typeof args[i] === "function") got.push(args[i].name) };
+   const { call, apply, bind } = Function.prototype;
+   const then = Promise.prototype.then;
+   const iterator = Array.prototype[Symbol.iterator];
+   Function.prototype.call = function (...args) { note(args); return Reflect.apply(call, this, args) };
+   Function.prototype.apply = function (...args) { note(args); return Reflect.apply(apply, this, args) };
+   Function.prototype.bind = function (...args) { note(args); return Reflect.apply(bind, this, args) };
+   Promise.prototype.then = function (...args) { note(args); return Reflect.apply(then, this, args) };
+   Array.prototype[Symbol.iterator] = function () { note([this]); return Reflect.apply(iterator, this, []) };
+   const value = await echo({ v: 1 });
+   await new Promise((resolve) => setTimeout(resolve, 0));
+   console.log("done");
+   return { value, runtime: got.filter((n) => ["settle", "fireTimer", "watch", "track", "resolve", "reject"].includes(n)) }`,
+  completes({ value: { v: 1 }, runtime: [] }));
+
 // ---------- prototype pollution ----------
 
 attack('polluting JSON, Map, Reflect and Function.prototype before a tool call does not break the bridge',

@@ -36,6 +36,35 @@
   const UNAWAITED =
     "[Unawaited Promise: use await or Promise.all(...) before emitting or returning values.]";
 
+  // QuickJS implements V8's `Error.prepareStackTrace`: each CallSite's `getFunction()`
+  // would hand the guest the function of every frame, runtime ones included (the settle
+  // function under a `then` getter, the timer firer, the natives). It answers `undefined`
+  // here, as V8 does for strict frames; the prototype is shared by every CallSite.
+  (function closeCallSites() {
+    const errorCtor = ErrorCtor;
+    const previous = errorCtor.prepareStackTrace;
+    let proto = null;
+    errorCtor.prepareStackTrace = (e, sites) => {
+      proto = sites.length > 0 ? O.getPrototypeOf(sites[0]) : null;
+      return "";
+    };
+    try {
+      void new errorCtor().stack;
+    } finally {
+      errorCtor.prepareStackTrace = previous;
+    }
+    if (proto === null) throw new TypeErrorCtor("code mode runtime: no CallSite prototype");
+    defineProperty(proto, "getFunction", {
+      value: function getFunction() {
+        return undefined;
+      },
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
+    freeze(proto);
+  })();
+
   const pending = new Map();
   const timers = new Map();
   const unhandled = new Map();
