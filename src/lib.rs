@@ -4,7 +4,6 @@
 
 pub mod catalog;
 pub mod config;
-pub mod engine;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -12,7 +11,11 @@ pub mod guest;
 pub mod ids;
 pub mod limits;
 pub mod mcp;
+pub mod run;
+pub mod runtime;
+pub mod session;
 pub mod source;
+pub mod surfaces;
 
 // The binding registers with Node at load time; unit-test builds have no Node to load
 // into, so it is compiled only into the addon itself.

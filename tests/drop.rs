@@ -10,13 +10,13 @@
 
 mod common;
 
-use codemode_native::engine::cell::Event;
-use codemode_native::engine::host::{Host, HostCall, Reply};
-use codemode_native::engine::session::SessionCore;
-use codemode_native::engine::store;
 use codemode_native::guest::control::Control;
 use codemode_native::guest::natives::Bridge;
 use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::run::protocol::Event;
+use codemode_native::run::protocol::{Host, HostCall, Reply};
+use codemode_native::session::core::SessionCore;
+use codemode_native::session::store;
 use codemode_native::source::{Field, RawExecInput};
 use common::tool;
 use parking_lot::Mutex;
@@ -244,7 +244,7 @@ fn settle_quietly(deadline: Duration, done: impl Fn() -> bool) -> bool {
 #[test]
 fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     let host = Arc::new(HeldHost::default());
-    let timers_before = codemode_native::engine::timer::pending();
+    let timers_before = codemode_native::runtime::timer::pending();
 
     // 1. close() while parked on a yield with calls and a timer pending.
     let s = session("drop-close", json!({ "timeoutMs": 300 }), host.clone());
@@ -380,10 +380,10 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     );
     assert!(
         settle_quietly(Duration::from_secs(5), || {
-            codemode_native::engine::timer::pending() <= timers_before
+            codemode_native::runtime::timer::pending() <= timers_before
         }),
         "every timer was cancelled ({} pending)",
-        codemode_native::engine::timer::pending()
+        codemode_native::runtime::timer::pending()
     );
     // Only blank warm VMs remain (the warm pool keeps a few ready).
     assert!(

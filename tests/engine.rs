@@ -3,8 +3,8 @@
 mod common;
 
 use codemode_native::catalog::{Source, ToolSpec};
-use codemode_native::engine::host::{Host, HostCall, HostFailure, Reply};
-use codemode_native::engine::session::SessionCore;
+use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply};
+use codemode_native::session::core::SessionCore;
 use codemode_native::source::{Field, RawExecInput};
 use common::tool;
 use serde_json::{json, Value};
@@ -489,7 +489,7 @@ fn mixed_leak_probe() {
         println!(
             "round {round}: {} KB growth, timers pending {}, live VMs {}",
             rss_kb() as i64 - before as i64,
-            codemode_native::engine::timer::pending(),
+            codemode_native::runtime::timer::pending(),
             codemode_native::guest::vm::LIVE_VMS.load(std::sync::atomic::Ordering::Relaxed)
         );
     }

@@ -9,9 +9,9 @@
 //! when the box goes from empty to non-empty; the glue then takes letters one at a time in
 //! time slices shared by every session (`scheduler.js`).
 
-use super::js_host::PendingReplies;
-use crate::engine::abort_watch::AbortWatches;
-use crate::engine::host::HostCall;
+use super::pending::PendingReplies;
+use crate::run::protocol::HostCall;
+use crate::session::abort_watch::AbortWatches;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -140,7 +140,7 @@ impl Mailbox {
                 run,
             } if status == "waiting" && self.closed.load(Ordering::SeqCst) => {
                 let waiting = serde_json::from_str(&text).unwrap_or(Value::Null);
-                let aborted = crate::engine::result::aborted_after_close(waiting);
+                let aborted = crate::run::result::aborted_after_close(waiting);
                 Letter::Settle {
                     token,
                     text: aborted.to_string(),
@@ -232,7 +232,7 @@ impl Drop for Settle {
         if !self.sent {
             let error =
                 crate::error::CodeModeError::internal("code mode run ended without a result");
-            self.post(&crate::engine::result::early_failure(
+            self.post(&crate::run::result::early_failure(
                 &error,
                 serde_json::json!({}),
             ));

@@ -6,6 +6,7 @@ mod errors;
 mod js_host;
 mod mailbox;
 mod options;
+mod pending;
 mod redact;
 mod runtime;
 mod scheduler;

@@ -1,12 +1,12 @@
 //! Parses the JSON the host glue produces from JS arguments into engine types.
 
 use crate::catalog::{Source, ToolSpec};
-use crate::engine::session::SessionConfig;
-use crate::engine::store::Scope;
-use crate::engine::surfaces::SurfacesJson;
 use crate::limits::Limits;
+use crate::session::core::SessionConfig;
+use crate::session::store::Scope;
 use crate::source::redact::Redactor;
 use crate::source::{Field, RawExecInput};
+use crate::surfaces::SurfacesJson;
 use serde::Deserialize;
 use serde_json::Value;
 

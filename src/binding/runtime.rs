@@ -1,7 +1,9 @@
 //! Process-wide functions: runtime configuration and the TypeScript transform.
 
 use super::errors::{invalid, Code};
-use crate::engine::{cell, pool, store, timer};
+use crate::run::cell;
+use crate::runtime::{pool, timer};
+use crate::session::store;
 use crate::source::program::SourceError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

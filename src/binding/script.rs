@@ -2,10 +2,10 @@
 //! budget that drains to completion and never returns `waiting` (SPEC §13).
 
 use super::session::{glue_fn, CodeModeSession, Promised, StartFn};
-use crate::engine::abort_watch::AbortTarget;
-use crate::engine::cell::Responder;
-use crate::engine::result::early_failure;
 use crate::error::{CodeModeError, ErrorCode};
+use crate::run::cell::Responder;
+use crate::run::result::early_failure;
+use crate::session::abort_watch::AbortTarget;
 use crate::source::{Field, RawExecInput};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -93,7 +93,7 @@ pub fn run_code_mode_script<'env>(
 
 /// A headless run never waits: a yield, or host work still pending when the wall clock
 /// ran out, ends it as a failure (and drops the parked run).
-fn settle_headless(core: &crate::engine::session::SessionCore, outcome: Value) -> Value {
+fn settle_headless(core: &crate::session::core::SessionCore, outcome: Value) -> Value {
     if outcome["status"] != "waiting" {
         return outcome;
     }

@@ -1,17 +1,18 @@
 //! `CodeModeSession`: converts JS arguments through the session's glue, hands them to the
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
-use super::js_host::{JsHost, PendingReplies};
+use super::js_host::JsHost;
 use super::mailbox::{Held, Letter, Mailbox, RunSlot, Settle, WakeFn};
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
-use crate::engine::abort_watch::{AbortGate, AbortTarget, AbortWatches};
-use crate::engine::cell::{Cell, Responder};
-use crate::engine::model_budget;
-use crate::engine::session::SessionCore;
-use crate::engine::trajectory::preview;
+use super::pending::PendingReplies;
 use crate::error::messages;
+use crate::run::cell::{Cell, Responder};
+use crate::run::nested_calls::preview;
+use crate::session::abort_watch::{AbortGate, AbortTarget, AbortWatches};
+use crate::session::core::SessionCore;
+use crate::session::result_budget;
 use crate::source::redact::Redactor;
 use napi::bindgen_prelude::*;
 use napi::JsDeferred;
@@ -94,7 +95,7 @@ impl CodeModeSession {
         env: &Env,
         options: Unknown,
         watch_tool_lists: bool,
-        adjust: impl FnOnce(&Object, &mut crate::engine::session::SessionConfig) -> Result<()>,
+        adjust: impl FnOnce(&Object, &mut crate::session::core::SessionConfig) -> Result<()>,
     ) -> Result<Self> {
         let pending = Arc::new(PendingReplies::default());
         let core_slot: CoreSlot = Arc::default();
@@ -212,11 +213,11 @@ impl CodeModeSession {
             run,
             token,
         } = self.promised(env, Some(owner))?;
-        let responder = match model_budget::parse_budget(call.result_budget_chars.as_ref()) {
+        let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
             Ok(None) => responder,
-            Ok(Some(chars)) => model_budget::fitting(&self.core, chars, responder),
+            Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
             Err(error) => {
-                responder(crate::engine::result::early_failure(
+                responder(crate::run::result::early_failure(
                     &error,
                     self.core.telemetry(),
                 ));
@@ -318,10 +319,7 @@ impl CodeModeSession {
             };
             if gate.is_aborted() || core.is_closed() {
                 let error = crate::error::CodeModeError::aborted();
-                responder(crate::engine::result::early_failure(
-                    &error,
-                    core.telemetry(),
-                ));
+                responder(crate::run::result::early_failure(&error, core.telemetry()));
                 return Ok(());
             }
             let cell = start(&core, None, responder);
@@ -358,7 +356,7 @@ impl CodeModeSession {
     }
 
     fn aborted_result(&self) -> Value {
-        crate::engine::result::early_failure(
+        crate::run::result::early_failure(
             &crate::error::CodeModeError::aborted(),
             self.core.telemetry(),
         )

@@ -2,10 +2,12 @@
 //! names, with which hints. Built once per tool set; `append` (addTools) only ever adds
 //! or replaces entries in place, so existing callable names and indexes never move.
 
+pub mod api_files;
 mod describe;
 mod dts;
 mod entry;
 mod hints;
+pub mod model_tools;
 mod names;
 mod quick_index;
 mod render;

@@ -100,10 +100,10 @@ fn check_shell(source: &str) {
 }
 
 fn check_prepare(source: &str, language: Language) {
-    let result = program::prepare(source, language);
+    let result = crate::source::prepare::prepare(source, language);
     assert_eq!(
         result,
-        program::prepare(source, language),
+        crate::source::prepare::prepare(source, language),
         "prepare is not deterministic"
     );
     match &result {
@@ -163,7 +163,7 @@ fn check_transform_output(source: &str, js: &str) {
         "transform output does not parse: {source:?} -> {js:?}"
     );
     assert_ne!(
-        program::prepare(js, Language::JavaScript),
+        crate::source::prepare::prepare(js, Language::JavaScript),
         Err(SourceError::ModuleAccess),
         "transform output reaches modules: {source:?} -> {js:?}"
     );
@@ -195,7 +195,7 @@ fn check_appended_require(source: &str, language: Language) {
         return;
     }
     assert_eq!(
-        program::prepare(&extended, language),
+        crate::source::prepare::prepare(&extended, language),
         Err(SourceError::ModuleAccess),
         "an appended require() was not module access after {source:?}"
     );

@@ -4,8 +4,7 @@
 
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Why the interrupt handler stopped the guest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,24 +16,7 @@ pub enum Interrupt {
     Memory,
 }
 
-/// Nanoseconds since the process epoch; a u64 fits centuries.
-pub fn now_ns() -> u64 {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    let epoch = *EPOCH.get_or_init(Instant::now);
-    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
-pub fn instant_of(ns: u64) -> Instant {
-    let now = now_ns();
-    let now_instant = Instant::now();
-    if ns >= now {
-        now_instant + Duration::from_nanos(ns - now)
-    } else {
-        now_instant
-            .checked_sub(Duration::from_nanos(now - ns))
-            .unwrap_or(now_instant)
-    }
-}
+pub use crate::runtime::clock::{instant_of, now_ns};
 
 #[derive(Debug, Default)]
 pub struct Control {
@@ -92,7 +74,7 @@ impl Control {
             return true;
         }
         let now = now_ns();
-        crate::engine::priority::offer_core_at(now);
+        crate::runtime::priority::offer_core_at(now);
         // A pause only stops the clock while the host waits; guest computation always counts.
         if now >= self.deadline_ns() && self.pauses.lock().open == 0 {
             self.interrupted.store(1, Ordering::SeqCst);

@@ -2,6 +2,7 @@
 
 pub mod allocator;
 pub mod control;
+mod modules;
 pub mod natives;
 pub mod text;
 pub mod url;

@@ -219,13 +219,13 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
     native.set(
         "loadWeb",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, native: Object<'js>| {
-            super::vm::load_web(&ctx, native)
+            super::modules::load_web(&ctx, native)
         })?,
     )?;
     native.set(
         "loadSurfaces",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, kit: Object<'js>| {
-            super::vm::load_surfaces(&ctx, kit)
+            super::modules::load_surfaces(&ctx, kit)
         })?,
     )?;
     Ok(native)

@@ -2,6 +2,7 @@
 //! shell and syntax checks and the TypeScript transform, all before any guest runs.
 
 pub mod depth;
+pub mod prepare;
 pub mod program;
 pub mod redact;
 pub mod shell;
@@ -108,8 +109,8 @@ fn source_alias(input: &RawExecInput) -> Result<String, CodeModeError> {
 
 /// Runs the front-end on a cell's source and returns the JavaScript to evaluate.
 /// Module access is decided first, then shell look-alikes, then syntax and transform.
-pub fn prepare(code: &str, language: Language) -> Result<program::Prepared, CodeModeError> {
-    let prepared = program::prepare(code, language);
+pub fn prepare(code: &str, language: Language) -> Result<prepare::Prepared, CodeModeError> {
+    let prepared = prepare::prepare(code, language);
     match prepared {
         Err(SourceError::ModuleAccess) => {
             Err(CodeModeError::invalid_input(messages::MODULE_ACCESS))

@@ -2,10 +2,10 @@
 //! fake host, and a blocking exec.
 
 use codemode_native::catalog::{Source, ToolSpec};
-use codemode_native::engine::host::Host;
-use codemode_native::engine::session::{SessionConfig, SessionCore};
-use codemode_native::engine::store::Scope;
 use codemode_native::limits::Limits;
+use codemode_native::run::protocol::Host;
+use codemode_native::session::core::{SessionConfig, SessionCore};
+use codemode_native::session::store::Scope;
 use codemode_native::source::{Field, RawExecInput};
 use serde_json::Value;
 use std::sync::{mpsc, Arc};

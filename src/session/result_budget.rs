@@ -16,11 +16,11 @@
 //! - Numbers in exponent form may print one character longer in `JSON.stringify`
 //!   (`1e+21`) than here (`1e21`); no other difference is known.
 
-use super::cell::Responder;
-use super::output::{TruncationMarker, ERROR_SUFFIX, GUIDANCE};
-use super::session::SessionCore;
-use super::timer;
 use crate::error::CodeModeError;
+use crate::run::cell::Responder;
+use crate::run::output::{TruncationMarker, ERROR_SUFFIX, GUIDANCE};
+use crate::runtime::timer;
+use crate::session::core::SessionCore;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! Nested-call records (`nestedCalls` in results, SPEC §11): bounded, redacted,
 //! display-only.
 
-use super::host::HostCall;
+use crate::run::protocol::HostCall;
 use crate::source::redact::Redactor;
 use serde_json::{json, Value};
 

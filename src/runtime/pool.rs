@@ -145,7 +145,7 @@ pub fn spawn_guest_thread(
         .name(name)
         .stack_size(WORKER_STACK_BYTES)
         .spawn(move || {
-            super::priority::lower_current_thread();
+            crate::runtime::priority::lower_current_thread();
             body()
         })
         .map(drop)
@@ -209,6 +209,6 @@ fn worker_loop(receiver: Receiver<Job>) {
         if RETIRING.with(|flag| flag.get()) {
             return;
         }
-        super::priority::offer_core();
+        crate::runtime::priority::offer_core();
     }
 }

@@ -1,20 +1,21 @@
 //! The core of a `CodeModeSession`, free of napi: scope ids, limits, the catalog and
 //! counters, the host, and exec/wait/close orchestration over cells and the store.
 
-use super::book::RunBook;
-use super::cell::{Cell, CellSource, Event, Responder};
-use super::contracts::{ContractCache, ToolContracts};
-use super::host::Host;
-use super::result::{self, Outcome, RunMetrics};
-use super::store::{self, ParkedInfo, Scope};
-use super::surfaces::{Surfaces, SurfacesJson};
-use super::timer;
-use crate::catalog::{describe_json, metadata_json, Catalog, Source, ToolSpec};
+use crate::catalog::{Catalog, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
-use crate::mcp::{McpCatalog, OPS};
+use crate::mcp::McpCatalog;
+use crate::run::cell::{Cell, CellSource, Responder};
+use crate::run::contracts::ContractCache;
+use crate::run::owner::{RunContext, RunOwner};
+use crate::run::protocol::Event;
+use crate::run::protocol::Host;
+use crate::run::result::{self};
+use crate::runtime::timer;
+use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
+use crate::surfaces::{Surfaces, SurfacesJson};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -33,44 +34,33 @@ pub struct SessionConfig {
     pub surfaces: SurfacesJson,
 }
 
-/// What the guest calls a tool: the host-side index, the names and its contracts.
-pub struct ToolRef {
-    pub host_index: usize,
-    pub tool_name: String,
-    pub callable_name: String,
-    pub replay_safe: bool,
-    pub contracts: Arc<ToolContracts>,
-    /// A host surface (namespace, MCP, nodes, skills, Swarm) rather than a catalog tool.
-    pub surface: bool,
-}
-
 #[derive(Default)]
-struct Counters {
-    search: AtomicU64,
-    describe: AtomicU64,
-    call: AtomicU64,
+pub(super) struct Counters {
+    pub(super) search: AtomicU64,
+    pub(super) describe: AtomicU64,
+    pub(super) call: AtomicU64,
 }
 
 pub struct SessionCore {
-    scope: Scope,
-    limits: Limits,
-    catalog: RwLock<Catalog>,
+    pub(super) scope: Scope,
+    pub(super) limits: Limits,
+    pub(super) catalog: RwLock<Catalog>,
     /// Catalog entry → host tool index, and how many host tools were ever registered.
-    host_indices: RwLock<(HostIndices, usize)>,
-    direct_only: RwLock<Vec<ToolSpec>>,
-    prelude_config: RwLock<Arc<str>>,
-    counter_scope: String,
-    counters: Counters,
-    host: Arc<dyn Host>,
-    max_tool_calls: Option<u64>,
-    contracts: ContractCache,
-    closed: AtomicBool,
+    pub(super) host_indices: RwLock<(HostIndices, usize)>,
+    pub(super) direct_only: RwLock<Vec<ToolSpec>>,
+    pub(super) prelude_config: RwLock<Arc<str>>,
+    pub(super) counter_scope: String,
+    pub(super) counters: Counters,
+    pub(super) host: Arc<dyn Host>,
+    pub(super) max_tool_calls: Option<u64>,
+    pub(super) contracts: ContractCache,
+    pub(super) closed: AtomicBool,
     /// Live cells, owned here until they settle (a cell awaiting the host has no other owner).
-    cells: Mutex<HashMap<String, Arc<Cell>>>,
-    surfaces: Surfaces,
-    mcp: RwLock<McpCatalog>,
+    pub(super) cells: Mutex<HashMap<String, Arc<Cell>>>,
+    pub(super) surfaces: Surfaces,
+    pub(super) mcp: RwLock<McpCatalog>,
     /// Masks secrets in nested-call previews and events (`redaction` option).
-    redactor: Arc<Redactor>,
+    pub(super) redactor: Arc<Redactor>,
 }
 
 impl SessionCore {
@@ -176,11 +166,16 @@ impl SessionCore {
                 })
             })
             .collect();
-        let extras = super::model_tools::Extras {
+        let extras = crate::catalog::model_tools::Extras {
             mcp: &self.mcp.read(),
             surfaces: &self.surfaces,
         };
-        super::model_tools::model_tools(&self.catalog.read(), &self.limits, &extras, &direct)
+        crate::catalog::model_tools::model_tools(
+            &self.catalog.read(),
+            &self.limits,
+            &extras,
+            &direct,
+        )
     }
 
     /// `addTools()`: appends keep names, counters and `counterScope`.
@@ -208,159 +203,6 @@ impl SessionCore {
         *self.prelude_config.write() =
             prelude_config_for(&catalog, &self.surfaces, &self.mcp.read());
         self.direct_only.write().extend(more_direct);
-    }
-
-    /// Streams a trajectory event to `onEvent`, building it only when someone listens.
-    pub fn emit(&self, build: impl FnOnce() -> Value) {
-        if self.host.wants_events() {
-            self.host.event(build().to_string());
-        }
-    }
-
-    pub fn max_tool_calls(&self) -> Option<u64> {
-        self.max_tool_calls
-    }
-
-    pub fn count_call(&self) {
-        self.counters.call.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn resolve_tool(&self, callable: &str) -> Result<ToolRef, String> {
-        let catalog = self.catalog.read();
-        let entry = catalog
-            .by_callable_name(callable)
-            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
-        let host_index = catalog
-            .index_of(callable)
-            .and_then(|i| self.host_indices.read().0.get(i))
-            .unwrap_or_else(|| entry.spec_index());
-        let contracts = self.contracts.get_or_compile(host_index, || {
-            ToolContracts::new(
-                entry.source() == Source::Openclaw,
-                entry.parameters(),
-                entry.output_schema(),
-            )
-        });
-        Ok(ToolRef {
-            host_index,
-            tool_name: entry.tool_name().to_string(),
-            callable_name: entry.callable_name().to_string(),
-            replay_safe: entry.replay_safe(),
-            contracts,
-            surface: false,
-        })
-    }
-
-    /// A namespace, MCP, nodes, skills or Swarm call by its guest key, with the input
-    /// the host receives (MCP inputs get schema defaults and required checks).
-    pub fn resolve_surface(
-        &self,
-        key: &str,
-        input_json: String,
-    ) -> Result<(ToolRef, String), String> {
-        let surface = |host_index: usize, tool_name: String, callable_name: String| ToolRef {
-            host_index,
-            contracts: Arc::new(ToolContracts::new(false, None, None)),
-            tool_name,
-            callable_name,
-            replay_safe: false,
-            surface: true,
-        };
-        if let Some(rest) = key.strip_prefix("mcp/") {
-            let (server_id, member) = rest.split_once('/').unwrap_or((rest, ""));
-            let mcp = self.mcp.read();
-            let server = mcp.server(server_id)?;
-            if OPS.contains(&member) {
-                let index = server.op(member)?;
-                let name = format!("MCP.{}.{member}", server.identifier);
-                return Ok((surface(index, name.clone(), name), input_json));
-            }
-            let tool = server.tool(member)?;
-            let input = tool.prepare_input(&input_json)?;
-            let callable = format!("MCP.{}.{}", server.identifier, tool.identifier);
-            return Ok((surface(tool.host_index, tool.name.clone(), callable), input));
-        }
-        let found = self
-            .surfaces
-            .get(key)
-            .ok_or_else(|| format!("Unknown code mode surface: {key}."))?;
-        Ok((
-            surface(found.host_index, found.name.clone(), found.name.clone()),
-            input_json,
-        ))
-    }
-
-    /// `MCP.$api()` (empty server) and `MCP.<server>.$api(tool?, { schema })`.
-    pub fn mcp_api(
-        &self,
-        server: &str,
-        tool: Option<&str>,
-        schema: bool,
-    ) -> Result<String, String> {
-        let mcp = self.mcp.read();
-        if server.is_empty() {
-            return Ok(crate::mcp::root_api(&mcp).to_string());
-        }
-        crate::mcp::server_api(mcp.server(server)?, tool, schema).map(|v| v.to_string())
-    }
-
-    pub fn search(&self, query: &str, limit: u32, budget_bytes: usize) -> Result<String, String> {
-        self.counters.search.fetch_add(1, Ordering::Relaxed);
-        let max = self.limits.max_search_limit.max(1) as usize;
-        let limit = if limit == 0 {
-            self.limits.search_default_limit as usize
-        } else {
-            limit as usize
-        }
-        .clamp(1, max);
-        let catalog = self.catalog.read();
-        let names: Vec<&str> = catalog
-            .search(query, limit)
-            .into_iter()
-            .filter_map(|i| catalog.get(i).map(|e| e.callable_name()))
-            .collect();
-        let text = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
-        if text.len() > budget_bytes {
-            return Err(
-                "catalog.search results do not fit the output budget; narrow the query or lower limit."
-                    .into(),
-            );
-        }
-        Ok(text)
-    }
-
-    pub fn tool_meta(&self, callable: &str) -> Result<String, String> {
-        let catalog = self.catalog.read();
-        let entry = catalog
-            .by_callable_name(callable)
-            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
-        Ok(metadata_json(entry).to_string())
-    }
-
-    pub fn describe(&self, callable: &str) -> Result<String, String> {
-        self.counters.describe.fetch_add(1, Ordering::Relaxed);
-        let catalog = self.catalog.read();
-        let entry = catalog
-            .by_callable_name(callable)
-            .ok_or_else(|| format!("Unknown catalog function: {callable}."))?;
-        Ok(describe_json(entry).to_string())
-    }
-
-    pub fn api_list(&self, prefix: &str) -> String {
-        let catalog = self.catalog.read();
-        let files = super::api_files::list(
-            &catalog,
-            &self.mcp.read(),
-            self.surfaces.has_swarm(),
-            prefix,
-        );
-        json!({ "files": files }).to_string()
-    }
-
-    pub fn api_read(&self, path: &str) -> Result<String, String> {
-        let catalog = self.catalog.read();
-        super::api_files::read(&catalog, &self.mcp.read(), self.surfaces.has_swarm(), path)
-            .map(|file| file.to_string())
     }
 
     pub fn telemetry(&self) -> Value {
@@ -478,25 +320,6 @@ impl SessionCore {
         self.cells.lock().remove(run_id);
     }
 
-    pub fn outcome_final(
-        &self,
-        book: &Mutex<RunBook>,
-        result: Result<String, CodeModeError>,
-        metrics: &RunMetrics,
-    ) -> Outcome {
-        result::final_result(&mut book.lock(), result, metrics, self.telemetry())
-    }
-
-    pub fn outcome_waiting(
-        &self,
-        book: &Mutex<RunBook>,
-        run_id: &str,
-        reason: &str,
-        metrics: &RunMetrics,
-    ) -> Outcome {
-        result::waiting_result(&mut book.lock(), run_id, reason, metrics, self.telemetry())
-    }
-
     pub fn runs(&self) -> Vec<ParkedInfo> {
         store::global().list(&self.scope.session_id)
     }
@@ -533,14 +356,14 @@ impl SessionCore {
 
 /// Catalog entry index → host tool index.
 #[derive(Default)]
-struct HostIndices(Vec<usize>);
+pub(super) struct HostIndices(Vec<usize>);
 
 impl HostIndices {
     fn of(catalog: &Catalog) -> Self {
         HostIndices(catalog.entries().iter().map(|e| e.spec_index()).collect())
     }
 
-    fn get(&self, entry: usize) -> Option<usize> {
+    pub(super) fn get(&self, entry: usize) -> Option<usize> {
         self.0.get(entry).copied()
     }
 
@@ -576,4 +399,54 @@ fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) 
         surfaces.prelude_json()
     };
     Arc::from(json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string())
+}
+
+impl RunContext for SessionCore {
+    fn session_id(&self) -> &str {
+        SessionCore::session_id(self)
+    }
+
+    fn limits(&self) -> &Limits {
+        SessionCore::limits(self)
+    }
+
+    fn redactor(&self) -> &Arc<Redactor> {
+        SessionCore::redactor(self)
+    }
+
+    fn host(&self) -> &Arc<dyn Host> {
+        SessionCore::host(self)
+    }
+
+    fn prelude_config(&self) -> Arc<str> {
+        SessionCore::prelude_config(self)
+    }
+
+    fn telemetry(&self) -> Value {
+        SessionCore::telemetry(self)
+    }
+
+    fn max_tool_calls(&self) -> Option<u64> {
+        self.max_tool_calls
+    }
+
+    fn count_call(&self) {
+        self.counters.call.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl RunOwner<Cell> for SessionCore {
+    fn park(
+        &self,
+        run: &Arc<Cell>,
+        reason: &'static str,
+        bytes: u64,
+        pending: usize,
+    ) -> Result<(), CodeModeError> {
+        SessionCore::park(self, run, reason, bytes, pending)
+    }
+
+    fn forget(&self, run_id: &str) {
+        SessionCore::forget(self, run_id)
+    }
 }

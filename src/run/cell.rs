@@ -4,16 +4,17 @@
 //! whether the run completed, failed, parks, or idles until the next event. The VM is
 //! only ever touched inside a turn, and a turn never waits for the host.
 
-use super::book::{CellBridge, Completion, RunBook};
-use super::errors::{guest_error_code, guest_error_text_mapped};
-use super::pool;
-use super::result::{Outcome, RunMetrics};
-use super::session::SessionCore;
-use super::timer;
-use super::watchdog::{self, TurnWatch};
+use super::bridge::CellBridge;
+use super::failure::{guest_error_code, guest_error_text_mapped};
+use super::owner::RunOwner;
+use super::protocol::{Event, Inbox};
+use super::result::{self, Outcome, RunMetrics};
+use super::state::{Completion, RunBook};
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
 use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::runtime::watchdog::{self, TurnWatch};
+use crate::runtime::{pool, timer};
 use crate::source::Language;
 use parking_lot::Mutex;
 use std::collections::VecDeque;
@@ -26,19 +27,6 @@ pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
 
 /// Cells alive in the process (running, idle or parked): for leak checks and stats.
 pub static LIVE_CELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-#[derive(Debug)]
-pub enum Event {
-    HostReply {
-        bridge_id: u32,
-        outcome: Result<String, super::host::HostFailure>,
-    },
-    Timer {
-        id: u32,
-    },
-    Deadline,
-    Abort,
-}
 
 /// What a cell is asked to run.
 pub struct CellSource {
@@ -67,7 +55,7 @@ struct CallSlot {
 
 pub struct Cell {
     pub run_id: String,
-    session: Arc<SessionCore>,
+    owner: Arc<dyn RunOwner<Cell>>,
     control: Arc<Control>,
     inbox: Mutex<VecDeque<Event>>,
     /// Events pushed since the last drain: lets a spinning worker poll without locking.
@@ -101,24 +89,24 @@ pub struct Cell {
 
 impl Cell {
     pub fn new(
-        session: Arc<SessionCore>,
+        owner: Arc<dyn RunOwner<Cell>>,
         run_id: String,
         source: CellSource,
         parent_call_id: Option<String>,
     ) -> Arc<Cell> {
-        let limits = session.limits();
+        let limits = owner.limits();
         let book = Arc::new(Mutex::new(
             RunBook::new(
                 limits.max_output_bytes as usize,
                 limits.max_pending_tool_calls as usize,
             )
-            .with_redactor(session.redactor().clone()),
+            .with_redactor(owner.redactor().clone()),
         ));
         let language = source.language;
         LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
             run_id,
-            session,
+            owner,
             control: Arc::new(Control::new()),
             inbox: Mutex::new(VecDeque::new()),
             arrivals: std::sync::atomic::AtomicUsize::new(0),
@@ -239,50 +227,51 @@ impl Cell {
         }
     }
 
-    /// Checks `watchdog::GRACE` after `now` that the turn running then (if any) has
-    /// returned. One check at a time: an earlier one stays, and hands over to a later turn.
+    /// Checks after `watchdog::GRACE` that the turn running now (if any) has returned.
+    /// One check at a time: an earlier one stays, and hands over to a later turn.
     fn arm_watchdog(self: &Arc<Self>) {
-        self.arm_watchdog_from(now_ns());
+        self.arm_watchdog_with(self.watch.arming());
     }
 
-    fn arm_watchdog_from(self: &Arc<Self>, armed_ns: u64) {
+    fn arm_watchdog_with(self: &Arc<Self>, arming: watchdog::Arming) {
         let mut slot = self.watchdog_timer.lock();
         if slot.is_some() {
             return;
         }
         let epoch = self.call_epoch();
         let weak = Arc::downgrade(self);
-        let at = instant_of(armed_ns) + watchdog::GRACE;
-        *slot = Some(timer::schedule(at, move || {
-            if let Some(cell) = weak.upgrade() {
-                cell.watchdog_timer.lock().take();
-                cell.answer_if_stuck(epoch, armed_ns);
-            }
-        }));
+        *slot = Some(timer::schedule(
+            Instant::now() + watchdog::GRACE,
+            move || {
+                if let Some(cell) = weak.upgrade() {
+                    cell.watchdog_timer.lock().take();
+                    cell.answer_if_stuck(epoch, arming);
+                }
+            },
+        ));
     }
 
-    /// The watchdog's check (timer thread): the call `epoch` is still unanswered and a
-    /// turn that began by `armed_ns` still holds the VM, so the guest is inside something
-    /// that never reaches the interrupt handler. The call is answered now, without the VM,
-    /// and the worker replaced; the turn retires the VM whenever it returns. A turn that
-    /// began later gets its own grace.
-    fn answer_if_stuck(self: &Arc<Self>, epoch: u64, armed_ns: u64) {
+    /// The watchdog's check (timer thread). If the call `epoch` is still unanswered and
+    /// the turn it watched computed through the grace without returning, the guest is
+    /// inside something that never reaches the interrupt handler: the call is answered
+    /// now, without the VM, and the worker replaced; the turn retires the VM on return.
+    fn answer_if_stuck(self: &Arc<Self>, epoch: u64, arming: watchdog::Arming) {
         if !self.is_running() || self.call_epoch() != epoch {
             return;
         }
-        if !self.watch.abandon_if_started_by(armed_ns) {
-            if let Some(started_ns) = self.watch.started_ns() {
-                self.arm_watchdog_from(started_ns);
+        match self.watch.judge(arming) {
+            watchdog::Judgement::Idle => {}
+            watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
+            watchdog::Judgement::Stuck => {
+                pool::global().replace_stuck_worker();
+                let error = if self.control.is_aborted() {
+                    CodeModeError::aborted()
+                } else {
+                    CodeModeError::timeout()
+                };
+                self.finish(Err(error));
             }
-            return;
         }
-        pool::global().replace_stuck_worker();
-        let error = if self.control.is_aborted() {
-            CodeModeError::aborted()
-        } else {
-            CodeModeError::timeout()
-        };
-        self.finish(Err(error));
     }
 
     fn schedule(self: &Arc<Self>) {
@@ -382,17 +371,20 @@ impl Cell {
         if self.control.is_aborted() {
             return Err(CodeModeError::aborted());
         }
-        super::panic_probe::maybe_panic(&source.code, super::panic_probe::WORKER_MARKER);
+        crate::runtime::panic_probe::maybe_panic(
+            &source.code,
+            crate::runtime::panic_probe::WORKER_MARKER,
+        );
         let prepared = crate::source::prepare(&source.code, source.language)?;
         let js = prepared.js;
         if let Some(map) = prepared.map {
             let _ = self.position_map.set(map);
         }
-        let limits = self.session.limits();
+        let limits = self.owner.limits();
         let bridge = Arc::new(CellBridge {
             book: self.book.clone(),
-            session: self.session.clone(),
-            cell: Arc::downgrade(self),
+            context: self.owner.clone(),
+            cell: Arc::downgrade(&(self.clone() as Arc<dyn Inbox>)),
             run_id: self.run_id.clone(),
             parent_call_id: self.parent_call_id.clone(),
             restart_safe: source.restart_safe,
@@ -402,12 +394,12 @@ impl Cell {
             memory_bytes: limits.memory_limit_bytes as usize,
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
-        let vm = super::warm::take().map_err(|e| start_error(e, self.language))?;
+        let vm = crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
         vm.bind(
             vm_limits,
             self.control.clone(),
             bridge,
-            &self.session.prelude_config(),
+            &self.owner.prelude_config(),
         )
         .map_err(|e| start_error(e, self.language))?;
         match vm.start(&js, self.language.user_file()) {
@@ -473,18 +465,18 @@ impl Cell {
     /// marker). A failure's text is the tool's own and passes unchanged.
     fn admit_result(
         &self,
-        contracts: Option<&super::contracts::ToolContracts>,
-        outcome: Result<String, super::host::HostFailure>,
+        contracts: Option<&crate::run::contracts::ToolContracts>,
+        outcome: Result<String, crate::run::protocol::HostFailure>,
         callable: &str,
-    ) -> Result<String, super::host::HostFailure> {
+    ) -> Result<String, crate::run::protocol::HostFailure> {
         let json = outcome?;
-        super::panic_probe::maybe_panic(&json, super::panic_probe::RESULT_MARKER);
+        crate::runtime::panic_probe::maybe_panic(&json, crate::runtime::panic_probe::RESULT_MARKER);
         // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (SPEC §5: JSON only).
         let json = crate::guest::text::into_well_formed_json(json);
         if let Some(contracts) = contracts {
             contracts.check_output(callable, &json)?;
         }
-        let max = self.session.limits().max_output_bytes as usize;
+        let max = self.owner.limits().max_output_bytes as usize;
         if json.len() <= max {
             return Ok(json);
         }
@@ -493,7 +485,7 @@ impl Cell {
         if let Some(fitted) = mcp.then(|| crate::mcp::fit_result(&json, max)).flatten() {
             return Ok(fitted);
         }
-        Ok(super::output::truncation_marker(&json, max)
+        Ok(crate::run::output::truncation_marker(&json, max)
             .map(|marker| marker.to_json_string())
             .unwrap_or_else(|| "null".to_string()))
     }
@@ -561,7 +553,7 @@ impl Cell {
             }
             // A job that ran out of memory can leave its promise pending forever: say so.
             if self.under_memory_pressure(vm) {
-                let limit = self.session.limits().memory_limit_bytes;
+                let limit = self.owner.limits().memory_limit_bytes;
                 return Verdict::Finish(Err(CodeModeError::internal(format!(
                     "{} (code mode cell ran out of memory: its limit is {limit} bytes)",
                     messages::PENDING_WITHOUT_HOST_WORK
@@ -593,14 +585,14 @@ impl Cell {
 
     fn out_of_memory(&self) -> CodeModeError {
         CodeModeError::internal(messages::out_of_memory(
-            self.session.limits().memory_limit_bytes,
+            self.owner.limits().memory_limit_bytes,
         ))
     }
 
     /// The heap came within a quarter of its limit during this run. Peak, not current use:
     /// by the time a failure is judged, the allocation that failed was never counted.
     fn under_memory_pressure(&self, vm: &Vm) -> bool {
-        let limit = self.session.limits().memory_limit_bytes;
+        let limit = self.owner.limits().memory_limit_bytes;
         vm.peak_heap_bytes().saturating_mul(4) >= limit.saturating_mul(3)
     }
 
@@ -615,7 +607,7 @@ impl Cell {
         if text.starts_with(messages::MODULE_ACCESS) {
             return CodeModeError::invalid_input(text);
         }
-        let limit = self.session.limits().memory_limit_bytes;
+        let limit = self.owner.limits().memory_limit_bytes;
         // Under memory pressure QuickJS may fail to build the error object itself and
         // throw `null`; "string too long" is its string-size wall, hit by doubling bombs.
         let near_limit = self.under_memory_pressure(vm);
@@ -658,11 +650,16 @@ impl Cell {
         self.control.abort();
         let cancelled = self.book.lock().cancel_all();
         for call_id in cancelled {
-            self.session.host().cancel(&call_id);
+            self.owner.host().cancel(&call_id);
         }
-        self.session.forget(&self.run_id);
+        self.owner.forget(&self.run_id);
         if let Some(responder) = responder {
-            let outcome = self.session.outcome_final(&self.book, result, &metrics);
+            let outcome = result::final_result(
+                &mut self.book.lock(),
+                result,
+                &metrics,
+                self.owner.telemetry(),
+            );
             responder(outcome);
         }
         // A turn the watchdog gave up on still holds the VM; it retires it on return.
@@ -676,7 +673,7 @@ impl Cell {
     fn retire_vm(&self) {
         let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
         if let Phase::Live(vm) = retired {
-            super::reaper::discard(vm);
+            crate::runtime::reaper::discard(vm);
         }
     }
 
@@ -701,13 +698,13 @@ impl Cell {
             let book = self.book.lock();
             (book.host_bytes() as u64, book.pending_calls().len())
         };
-        if let Err(error) = self.session.park(self, reason, heap + host_bytes, pending) {
+        if let Err(error) = self.owner.park(self, reason, heap + host_bytes, pending) {
             self.finish(Err(error));
             return;
         }
         // The watchdog answered while this turn was parking: the run must not stay parked.
         if self.finished.load(Ordering::SeqCst) {
-            self.session.forget(&self.run_id);
+            self.owner.forget(&self.run_id);
             return;
         }
         let (responder, metrics) = {
@@ -719,10 +716,13 @@ impl Cell {
         };
         self.cancel_deadline();
         if let Some(responder) = responder {
-            responder(
-                self.session
-                    .outcome_waiting(&self.book, &self.run_id, reason, &metrics),
-            );
+            responder(result::waiting_result(
+                &mut self.book.lock(),
+                &self.run_id,
+                reason,
+                &metrics,
+                self.owner.telemetry(),
+            ));
         }
         // Events that raced with parking stay buffered for the next wait.
     }
@@ -773,5 +773,15 @@ fn start_error(error: StartError, language: Language) -> CodeModeError {
             ErrorCode::RuntimeUnavailable,
             format!("code mode runtime could not start: {detail}"),
         ),
+    }
+}
+
+impl Inbox for Cell {
+    fn deliver(self: Arc<Self>, event: Event) {
+        self.push(event);
+    }
+
+    fn control(&self) -> Arc<Control> {
+        self.control.clone()
     }
 }

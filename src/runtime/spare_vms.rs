@@ -24,13 +24,15 @@ fn housekeeper() -> Option<&'static Sender<()>> {
     SENDER
         .get_or_init(|| {
             let (sender, receiver) = unbounded::<()>();
-            let spawned =
-                super::pool::spawn_guest_thread("codemode-housekeeping".into(), move || {
+            let spawned = crate::runtime::pool::spawn_guest_thread(
+                "codemode-housekeeping".into(),
+                move || {
                     while receiver.recv().is_ok() {
                         REFILL_REQUESTED.store(false, Ordering::SeqCst);
                         let _ = std::panic::catch_unwind(refill);
                     }
-                });
+                },
+            );
             spawned.ok().map(|_| sender)
         })
         .as_ref()
@@ -42,7 +44,7 @@ fn refill() {
             Ok(vm) => WARM.lock().push(vm),
             Err(_) => return,
         }
-        super::priority::offer_core();
+        crate::runtime::priority::offer_core();
     }
 }
 

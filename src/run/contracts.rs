@@ -2,7 +2,7 @@
 //! `parameters` before the host runs the tool, the result against `outputSchema` after.
 //! Schemas compile once per tool (on first call) with the `jsonschema` crate.
 
-use super::host::HostFailure;
+use crate::run::protocol::HostFailure;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -1,10 +1,30 @@
-//! The seam between the engine and whoever runs tools. The napi binding implements
-//! `Host` with threadsafe functions into Node; Rust tests implement it with fake hosts
-//! that answer now, later, with an error, or never.
+//! The seam between a run and whoever runs its tools, and the events that reach a run:
+//! leaf types only. The napi binding implements `Host` with threadsafe functions into
+//! Node; tests implement it with fake hosts.
 
-use super::cell::{Cell, Event};
 use crate::guest::control::Control;
 use std::sync::{Arc, Weak};
+
+/// What lands in a run's inbox: host replies, timer fires, its deadline, an abort.
+#[derive(Debug)]
+pub enum Event {
+    HostReply {
+        bridge_id: u32,
+        outcome: Result<String, HostFailure>,
+    },
+    Timer {
+        id: u32,
+    },
+    Deadline,
+    Abort,
+}
+
+/// Where events for one run go (its cell), held weakly by replies and timers.
+pub trait Inbox: Send + Sync {
+    fn deliver(self: Arc<Self>, event: Event);
+    /// The run's interrupt side, for `ctx.pauseBudget()`.
+    fn control(&self) -> Arc<Control>;
+}
 
 /// One nested call as the host sees it: ids for `ToolCallContext` and the JSON input.
 #[derive(Clone, Debug)]
@@ -51,12 +71,12 @@ pub trait Host: Send + Sync {
 /// The way back into a cell for one host call. Dropping it without answering is allowed
 /// (the cell's own deadline and cancellation cover that); answering twice is impossible.
 pub struct Reply {
-    cell: Weak<Cell>,
+    cell: Weak<dyn Inbox>,
     bridge_id: u32,
 }
 
 impl Reply {
-    pub(crate) fn new(cell: Weak<Cell>, bridge_id: u32) -> Self {
+    pub(crate) fn new(cell: Weak<dyn Inbox>, bridge_id: u32) -> Self {
         Reply { cell, bridge_id }
     }
 
@@ -70,7 +90,7 @@ impl Reply {
 
     pub fn send(self, outcome: Result<String, HostFailure>) {
         if let Some(cell) = self.cell.upgrade() {
-            cell.push(Event::HostReply {
+            cell.deliver(Event::HostReply {
                 bridge_id: self.bridge_id,
                 outcome,
             });

@@ -2,8 +2,8 @@
 //! serialised heap: parking and resuming are O(1). The store bounds how many runs may be
 //! parked or resuming at once, scopes each to the session that made it, and expires them.
 
-use super::cell::Cell;
 use crate::error::{messages, CodeModeError, ErrorCode};
+use crate::run::cell::Cell;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,13 +32,13 @@ struct Entry {
     bytes: u64,
     pending: usize,
     /// The expiry timer of the current park, cancelled when the run leaves the store.
-    expiry: Option<super::timer::TimerKey>,
+    expiry: Option<crate::runtime::timer::TimerKey>,
 }
 
 impl Drop for Entry {
     fn drop(&mut self) {
         if let Some(key) = self.expiry.take() {
-            super::timer::cancel(key);
+            crate::runtime::timer::cancel(key);
         }
     }
 }
@@ -96,7 +96,7 @@ impl Store {
             entry.bytes = bytes;
             entry.pending = pending;
             if let Some(key) = entry.expiry.take() {
-                super::timer::cancel(key);
+                crate::runtime::timer::cancel(key);
             }
             return Ok(entry.epoch);
         }
@@ -123,15 +123,15 @@ impl Store {
     }
 
     /// Records the expiry timer of a run's current park.
-    pub fn set_expiry(&self, run_id: &str, epoch: u64, key: super::timer::TimerKey) {
+    pub fn set_expiry(&self, run_id: &str, epoch: u64, key: crate::runtime::timer::TimerKey) {
         let mut runs = self.runs.lock();
         match runs.get_mut(run_id) {
             Some(entry) if entry.epoch == epoch => {
                 if let Some(previous) = entry.expiry.replace(key) {
-                    super::timer::cancel(previous);
+                    crate::runtime::timer::cancel(previous);
                 }
             }
-            _ => super::timer::cancel(key),
+            _ => crate::runtime::timer::cancel(key),
         }
     }
 

@@ -49,7 +49,7 @@ pub fn offer_core_at(now_ns: u64) {
 
 /// `offer_core_at` with a fresh clock reading: for a guest thread between two jobs.
 pub fn offer_core() {
-    offer_core_at(crate::guest::control::now_ns());
+    offer_core_at(crate::runtime::clock::now_ns());
 }
 
 /// Whether the calling thread is one of ours at guest priority, as opposed to the

@@ -15,13 +15,14 @@ fn reaper() -> Option<&'static Sender<Remains>> {
     SENDER
         .get_or_init(|| {
             let (sender, receiver) = unbounded::<Remains>();
-            let spawned = super::pool::spawn_guest_thread("codemode-reaper".into(), move || {
-                while let Ok(remains) = receiver.recv() {
-                    let free = std::panic::AssertUnwindSafe(|| drop(remains));
-                    let _ = std::panic::catch_unwind(free);
-                    super::priority::offer_core();
-                }
-            });
+            let spawned =
+                crate::runtime::pool::spawn_guest_thread("codemode-reaper".into(), move || {
+                    while let Ok(remains) = receiver.recv() {
+                        let free = std::panic::AssertUnwindSafe(|| drop(remains));
+                        let _ = std::panic::catch_unwind(free);
+                        crate::runtime::priority::offer_core();
+                    }
+                });
             spawned.ok().map(|_| sender)
         })
         .as_ref()
@@ -30,7 +31,7 @@ fn reaper() -> Option<&'static Sender<Remains>> {
 /// Drops `value` now on a guest thread, else hands it to the reaper (or drops it now if
 /// the reaper could not start: a missing thread must not leak heaps).
 pub fn discard<T: Send + 'static>(value: T) {
-    if super::priority::is_guest_thread() {
+    if crate::runtime::priority::is_guest_thread() {
         drop(value);
         return;
     }
@@ -74,7 +75,7 @@ mod tests {
         std::thread::Builder::new()
             .name("guest".into())
             .spawn(move || {
-                crate::engine::priority::lower_current_thread();
+                crate::runtime::priority::lower_current_thread();
                 super::discard(Witness(sender));
             })
             .unwrap()

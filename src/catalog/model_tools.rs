@@ -2,10 +2,10 @@
 //! quick index, `wait`, then the direct-only tools unchanged. Deterministic for equal
 //! catalogs: nothing here depends on time, randomness or hash order.
 
-use super::surfaces::Surfaces;
 use crate::catalog::{quick_index, Catalog};
 use crate::limits::{Languages, Limits};
 use crate::mcp::McpCatalog;
+use crate::surfaces::Surfaces;
 use serde_json::{json, Value};
 
 /// What the session offers beyond catalog tools; each part is described only when present.

@@ -1,10 +1,10 @@
 //! Builds `CodeModeResult` JSON (API.md): the status union, output through the shared
 //! budget, telemetry with per-run metering, and nested-call records.
 
-use super::book::RunBook;
-use super::output::Overflow;
 use crate::error::{CodeModeError, ErrorCode};
 use crate::guest::control::now_ns;
+use crate::run::output::Overflow;
+use crate::run::state::RunBook;
 use serde_json::{json, Map, Value};
 
 /// The finished JSON result handed to the caller of exec/wait.

@@ -2,9 +2,9 @@
 //! `mcp/<server>.d.ts` and `agents.d.ts`, rendered on read (a listing renders too, for
 //! exact `bytes`). Paths are validated before anything is looked up.
 
-use super::surfaces::AGENTS_DTS;
 use crate::catalog::{tool_dts, tool_dts_path, Catalog, CatalogEntry};
 use crate::mcp::{self, McpCatalog};
+use crate::surfaces::AGENTS_DTS;
 use serde_json::{json, Value};
 
 const AGENTS_PATH: &str = "agents.d.ts";

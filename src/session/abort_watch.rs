@@ -8,7 +8,7 @@
 //! The binding's listener is a plain JS closure that calls the session's one abort
 //! function with the token; the entry goes when the call's result is taken.
 
-use super::cell::Cell;
+use crate::run::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 

@@ -1,0 +1,11 @@
+//! Process-wide machinery that runs guests and knows nothing of sessions: the worker
+//! pool, the timer thread, thread priority, spare VMs, the reaper and the watchdog.
+
+pub mod clock;
+pub mod panic_probe;
+pub mod pool;
+pub mod priority;
+pub mod reaper;
+pub mod spare_vms;
+pub mod timer;
+pub mod watchdog;

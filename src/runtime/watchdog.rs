@@ -1,0 +1,226 @@
+//! Turns that never reach the interrupt handler. A cell whose turn still runs a grace
+//! period after its deadline or abort, having computed all along, is answered without
+//! its VM; the worker stuck in it is replaced, and retires when the turn returns.
+
+use crate::runtime::clock::now_ns;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How long a turn may outlive its deadline or abort before the watchdog looks at it.
+/// The interrupt handler stops guest code within microseconds; only a built-in that never
+/// calls it (a 2^32-element `join`, a huge BigInt `toString`, a pathological parse) or a
+/// worker the kernel did not run gets here.
+pub const GRACE: Duration = Duration::from_millis(500);
+
+/// CPU time the turn must have used over a grace period to count as stuck: a worker the
+/// kernel starved (guest threads run at the lowest priority) is looked at again instead.
+const STUCK_CPU_NS: u64 = 250_000_000;
+
+const IDLE: u64 = 0;
+const ABANDONED: u64 = u64::MAX;
+const NO_CLOCK: i64 = i64::MIN;
+
+/// One armed check: when, and the CPU time the watched turn had used by then.
+#[derive(Clone, Copy, Debug)]
+pub struct Arming {
+    armed_ns: u64,
+    cpu_ns: Option<u64>,
+}
+
+/// What a check found.
+#[derive(Debug)]
+pub enum Judgement {
+    /// No turn runs: the next one arms its own check if it needs one.
+    Idle,
+    /// Look again after another grace period (a later turn, or a starved one).
+    Again(Arming),
+    /// The turn was given up: answer its call without the VM.
+    Stuck,
+}
+
+/// Whether a worker is inside a turn of one cell, since when, on which thread's CPU
+/// clock, and whether the watchdog gave up on that turn. `started_ns` is one atomic, so
+/// "the turn that began by then" is exact.
+#[derive(Debug)]
+pub struct TurnWatch {
+    started_ns: AtomicU64,
+    cpu_clock: AtomicI64,
+}
+
+impl Default for TurnWatch {
+    fn default() -> Self {
+        TurnWatch {
+            started_ns: AtomicU64::new(IDLE),
+            cpu_clock: AtomicI64::new(NO_CLOCK),
+        }
+    }
+}
+
+impl TurnWatch {
+    pub fn enter(&self) {
+        self.cpu_clock.store(cpu_clock::current(), Ordering::SeqCst);
+        let now = now_ns().clamp(IDLE + 1, ABANDONED - 1);
+        self.started_ns.store(now, Ordering::SeqCst);
+    }
+
+    /// A check of the turn running now (if any), to be judged after `GRACE`.
+    pub fn arming(&self) -> Arming {
+        Arming {
+            armed_ns: now_ns(),
+            cpu_ns: self.started_ns().and_then(|_| self.turn_cpu_ns()),
+        }
+    }
+
+    /// Judges an arming after its grace period; `Stuck` only once per turn.
+    pub fn judge(&self, arming: Arming) -> Judgement {
+        let Some(started) = self.started_ns() else {
+            return Judgement::Idle;
+        };
+        if started > arming.armed_ns {
+            return Judgement::Again(self.arming());
+        }
+        if let (Some(then), Some(now)) = (arming.cpu_ns, self.turn_cpu_ns()) {
+            if now.saturating_sub(then) < STUCK_CPU_NS {
+                return Judgement::Again(arming);
+            }
+        }
+        if self.abandon_if_started_by(arming.armed_ns) {
+            Judgement::Stuck
+        } else {
+            Judgement::Idle
+        }
+    }
+
+    /// CPU time of the thread running the current turn, where the platform can read
+    /// another thread's clock (Linux); elsewhere the grace is wall-clock time only.
+    fn turn_cpu_ns(&self) -> Option<u64> {
+        cpu_clock::read(self.cpu_clock.load(Ordering::SeqCst))
+    }
+
+    /// Ends the turn; true if the watchdog gave up on it while it ran.
+    pub fn leave(&self) -> bool {
+        self.started_ns.swap(IDLE, Ordering::SeqCst) == ABANDONED
+    }
+
+    /// When the turn running now began; `None` between turns and once abandoned.
+    pub fn started_ns(&self) -> Option<u64> {
+        let started = self.started_ns.load(Ordering::SeqCst);
+        (started != IDLE && started != ABANDONED).then_some(started)
+    }
+
+    pub fn is_abandoned(&self) -> bool {
+        self.started_ns.load(Ordering::SeqCst) == ABANDONED
+    }
+
+    /// Gives up on the current turn if it began by `armed_ns`; a turn that began later
+    /// armed its own check. True when this call gave up on it.
+    pub fn abandon_if_started_by(&self, armed_ns: u64) -> bool {
+        let started = self.started_ns.load(Ordering::SeqCst);
+        started != IDLE
+            && started != ABANDONED
+            && started <= armed_ns
+            && self
+                .started_ns
+                .compare_exchange(started, ABANDONED, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod cpu_clock {
+    use super::NO_CLOCK;
+
+    thread_local! {
+        static CLOCK: i64 = own_clock();
+    }
+
+    fn own_clock() -> i64 {
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: pthread_self() is this live thread; `clock` is a valid out-pointer.
+        let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
+        if status == 0 {
+            i64::from(clock)
+        } else {
+            NO_CLOCK
+        }
+    }
+
+    /// This thread's CPU-time clock.
+    pub fn current() -> i64 {
+        CLOCK.with(|clock| *clock)
+    }
+
+    pub fn read(clock: i64) -> Option<u64> {
+        let clock = libc::clockid_t::try_from(clock).ok()?;
+        let mut time = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `time` is a valid out-pointer; a clock of a thread that has exited
+        // makes the call fail, which reads as "unknown".
+        if unsafe { libc::clock_gettime(clock, &mut time) } != 0 {
+            return None;
+        }
+        let seconds = u64::try_from(time.tv_sec).ok()?;
+        let nanos = u64::try_from(time.tv_nsec).ok()?;
+        Some(seconds.saturating_mul(1_000_000_000).saturating_add(nanos))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod cpu_clock {
+    pub fn current() -> i64 {
+        super::NO_CLOCK
+    }
+
+    pub fn read(_clock: i64) -> Option<u64> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_turn_that_began_by_the_arming_is_abandoned() {
+        let watch = TurnWatch::default();
+        assert!(!watch.abandon_if_started_by(u64::MAX - 1), "no turn runs");
+        watch.enter();
+        let armed = now_ns();
+        assert!(watch.abandon_if_started_by(armed));
+        assert!(watch.is_abandoned());
+        assert!(!watch.abandon_if_started_by(armed), "abandoned once");
+        assert!(watch.leave());
+        assert!(!watch.is_abandoned());
+
+        let before = now_ns();
+        std::thread::sleep(Duration::from_millis(2));
+        watch.enter();
+        assert!(
+            !watch.abandon_if_started_by(before),
+            "a later turn has its own arming"
+        );
+        assert!(!watch.leave());
+    }
+
+    #[test]
+    fn a_turn_that_computes_through_its_grace_is_stuck_and_an_idle_one_is_not() {
+        let watch = TurnWatch::default();
+        assert!(matches!(watch.judge(watch.arming()), Judgement::Idle));
+        watch.enter();
+        let arming = watch.arming();
+        // A sleeping turn uses no CPU: on Linux it is judged starved, not stuck.
+        std::thread::sleep(Duration::from_millis(5));
+        if cfg!(target_os = "linux") {
+            assert!(matches!(watch.judge(arming), Judgement::Again(_)));
+            // Compute until this thread's own CPU clock says it has (a condition, not a time).
+            let start = watch.turn_cpu_ns().unwrap_or(0);
+            while watch.turn_cpu_ns().unwrap_or(u64::MAX) < start + STUCK_CPU_NS {
+                std::hint::spin_loop();
+            }
+        }
+        assert!(matches!(watch.judge(arming), Judgement::Stuck));
+        assert!(watch.leave());
+    }
+}
