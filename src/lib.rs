@@ -6,8 +6,6 @@ pub mod catalog;
 pub mod config;
 pub mod engine;
 pub mod error;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod guest;
 pub mod ids;
 pub mod limits;

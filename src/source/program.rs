@@ -261,7 +261,8 @@ pub(super) fn reject_module_syntax(parsed: &ParserReturn<'_>) -> Result<(), Sour
 
 /// Could the source name `require` at all? Identifiers can only be spelled with escapes
 /// through `\u`, so sources without either skip the semantic pass.
-pub(crate) fn may_name_require(source: &str) -> bool {
+#[doc(hidden)]
+pub fn may_name_require(source: &str) -> bool {
     source.contains("require") || source.contains("\\u")
 }
 

@@ -4,12 +4,12 @@
 //! transform's output is a JavaScript cell without module access; module access is found
 //! on the AST wherever it is added; the shell verdict ignores leading comment lines.
 
-use super::bytes::Bytes;
-use crate::error::{messages, ErrorCode};
-use crate::limits::Limits;
-use crate::source::program::{self, Language, SourceError};
-use crate::source::typescript::transform_typescript_mapped;
-use crate::source::{shell, validate_exec_input, Field, RawExecInput};
+use crate::bytes::Bytes;
+use codemode_native::error::{messages, ErrorCode};
+use codemode_native::limits::Limits;
+use codemode_native::source::program::{self, Language, SourceError};
+use codemode_native::source::typescript::transform_typescript_mapped;
+use codemode_native::source::{shell, validate_exec_input, Field, RawExecInput};
 
 const LANGUAGES: [&str; 5] = ["javascript", "typescript", "JavaScript", "", "python"];
 const SENTENCE_TAIL: &str = ". No tools were dispatched; correct the source and submit it again.";
@@ -150,7 +150,7 @@ fn check_prepare(source: &str, language: Language) {
         }
         Err(SourceError::ModuleAccess) => {}
     }
-    let front = crate::source::prepare(source, language);
+    let front = codemode_native::source::prepare(source, language);
     if let Err(error) = front {
         assert_eq!(error.code, ErrorCode::InvalidInput, "front-end error code");
     }

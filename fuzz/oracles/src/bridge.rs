@@ -11,10 +11,10 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
-use super::bytes::Bytes;
-use crate::guest::control::Control;
-use crate::guest::natives::Bridge;
-use crate::guest::vm::{Vm, VmLimits, USER_FILE_JS};
+use crate::bytes::Bytes;
+use codemode_native::guest::control::Control;
+use codemode_native::guest::natives::Bridge;
+use codemode_native::guest::vm::{Vm, VmLimits, USER_FILE_JS};
 
 const UNAWAITED: &str =
     "[Unawaited Promise: use await or Promise.all(...) before emitting or returning values.]";
@@ -503,26 +503,4 @@ fn run_cell(cell: &str, first_reply: &str) -> Run {
     }
     let run = std::mem::take(&mut *recorder.run.lock());
     run
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_json_bridge;
-
-    /// Found by `cargo fuzz run json_bridge`: a `toJSON` returning an object that has its
-    /// own `toJSON` serialises as `{}` (the second `toJSON` is never called), not as what
-    /// the inner `toJSON` returns.
-    #[test]
-    fn to_json_result_is_not_converted_again() {
-        check_json_bridge(&[0x2d, 0x10, 0x10]); // toJSON -> { toJSON -> undefined }
-        check_json_bridge(&[0x2d, 0x10, 0x08, 0x00]); // toJSON -> new Date(0)
-        check_json_bridge(&[0x2d, 0x10, 0x11, 0x10, 0x0a, 0x00]); // toJSON -> proxy of { toJSON -> [] }
-    }
-
-    /// A cycle under a key that a later field of the same key replaces does not fail the
-    /// object: `({ a: <cycle>, a: null })` is `{"a":null}`.
-    #[test]
-    fn a_replaced_field_does_not_fail_the_object() {
-        check_json_bridge(&[0x2d, 0x0d, 0x02, 0x00, 0x13, 0x01, 0x00, 0x01, 0x01]);
-    }
 }

@@ -6,13 +6,13 @@
 
 use serde_json::{json, Value};
 
-use super::bytes::Bytes;
-use crate::engine::book::RunBook;
-use crate::engine::output::{
+use crate::bytes::Bytes;
+use codemode_native::engine::book::RunBook;
+use codemode_native::engine::output::{
     truncate_error, truncation_marker, OutputEntry, TruncationMarker, ERROR_SUFFIX, GUIDANCE,
 };
-use crate::engine::result::{final_result, waiting_result, RunMetrics};
-use crate::error::{CodeModeError, ErrorCode};
+use codemode_native::engine::result::{final_result, waiting_result, RunMetrics};
+use codemode_native::error::{CodeModeError, ErrorCode};
 
 const ALPHABET: [&str; 14] = [
     "a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "é", "中", "🎉", "\u{2028}", " ", "x", "/", "\u{7f}",
