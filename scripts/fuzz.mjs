@@ -5,7 +5,8 @@
 // FUZZ_SANITIZER (default "none": the stable toolchain cannot build AddressSanitizer's
 // std; set "address" on a nightly toolchain), FUZZ_JOBS is not used: the machine is shared.
 // New inputs go to fuzz/target/work/<target> (gitignored); the committed corpus in
-// fuzz/corpus/<target> is only read. Crashes land in fuzz/artifacts/<target>/.
+// fuzz/corpus/<target> is only read. Crashes land in fuzz/artifacts/<target>/. Each target
+// (fuzz/fuzz_targets/<target>.rs) feeds its check in fuzz/oracles/src/ (codemode-native-oracles).
 import { spawnSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";

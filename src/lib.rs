@@ -5,8 +5,6 @@
 pub mod catalog;
 pub mod config;
 pub mod error;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod guest;
 pub mod ids;
 pub mod limits;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use codemode_native::fuzzing::TARGETS;
+use codemode_native_oracles::{check_json_bridge, TARGETS};
 
 fn replay(target: &str, check: fn(&[u8])) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -60,3 +60,20 @@ corpus_test!(json_bridge_corpus_holds, "json_bridge");
 corpus_test!(schema_render_corpus_holds, "schema_render");
 corpus_test!(search_corpus_holds, "search");
 corpus_test!(output_budget_corpus_holds, "output_budget");
+
+/// Found by `cargo fuzz run json_bridge`: a `toJSON` returning an object that has its own
+/// `toJSON` serialises as `{}` (the second `toJSON` is never called), not as what the
+/// inner `toJSON` returns.
+#[test]
+fn to_json_result_is_not_converted_again() {
+    check_json_bridge(&[0x2d, 0x10, 0x10]); // toJSON -> { toJSON -> undefined }
+    check_json_bridge(&[0x2d, 0x10, 0x08, 0x00]); // toJSON -> new Date(0)
+    check_json_bridge(&[0x2d, 0x10, 0x11, 0x10, 0x0a, 0x00]); // toJSON -> proxy of { toJSON -> [] }
+}
+
+/// A cycle under a key that a later field of the same key replaces does not fail the
+/// object: `({ a: <cycle>, a: null })` is `{"a":null}`.
+#[test]
+fn a_replaced_field_does_not_fail_the_object() {
+    check_json_bridge(&[0x2d, 0x0d, 0x02, 0x00, 0x13, 0x01, 0x00, 0x01, 0x01]);
+}

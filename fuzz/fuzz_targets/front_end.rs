@@ -1,4 +1,4 @@
 #![no_main]
-// The invariants live in the library (codemode_native::fuzzing) so the corpus replays
-// under `cargo test`; this target only feeds it.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| codemode_native::fuzzing::check_front_end(data));
+// The invariants live in codemode-native-oracles (fuzz/oracles) so the corpus also replays
+// under the main crate's `cargo test`; this target only feeds it.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| codemode_native_oracles::check_front_end(data));

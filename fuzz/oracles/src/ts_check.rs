@@ -8,7 +8,7 @@ use oxc::span::SourceType;
 
 /// Panics unless `text` is a single-line type that TypeScript accepts (after dropping
 /// `...` tokens when `ellipsis` is allowed).
-pub(super) fn assert_type_text(text: &str, ellipsis: bool, what: &str) {
+pub(crate) fn assert_type_text(text: &str, ellipsis: bool, what: &str) {
     assert!(
         !text.contains(['\n', '\r', '\u{2028}', '\u{2029}']),
         "{what} spans lines: {text:?}"
@@ -18,7 +18,7 @@ pub(super) fn assert_type_text(text: &str, ellipsis: bool, what: &str) {
 }
 
 /// Panics unless `source` parses as `source_type` without errors.
-pub(super) fn assert_parses(source: &str, source_type: SourceType, what: &str) {
+pub(crate) fn assert_parses(source: &str, source_type: SourceType, what: &str) {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, source, source_type).parse();
     let errors: Vec<String> = parsed

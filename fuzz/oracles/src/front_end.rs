@@ -4,12 +4,12 @@
 //! transform's output is a JavaScript cell without module access; module access is found
 //! on the AST wherever it is added; the shell verdict ignores leading comment lines.
 
-use super::bytes::Bytes;
-use crate::error::{messages, ErrorCode};
-use crate::limits::Limits;
-use crate::source::program::{self, Language, SourceError};
-use crate::source::typescript::transform_typescript_mapped;
-use crate::source::{shell, validate_exec_input, Field, RawExecInput};
+use crate::bytes::Bytes;
+use codemode_native::error::{messages, ErrorCode};
+use codemode_native::limits::Limits;
+use codemode_native::source::program::{self, Language, SourceError};
+use codemode_native::source::typescript::transform_typescript_mapped;
+use codemode_native::source::{shell, validate_exec_input, Field, RawExecInput};
 
 const LANGUAGES: [&str; 5] = ["javascript", "typescript", "JavaScript", "", "python"];
 const SENTENCE_TAIL: &str = ". No tools were dispatched; correct the source and submit it again.";
@@ -100,10 +100,10 @@ fn check_shell(source: &str) {
 }
 
 fn check_prepare(source: &str, language: Language) {
-    let result = crate::source::prepare::prepare(source, language);
+    let result = codemode_native::source::prepare::prepare(source, language);
     assert_eq!(
         result,
-        crate::source::prepare::prepare(source, language),
+        codemode_native::source::prepare::prepare(source, language),
         "prepare is not deterministic"
     );
     match &result {
@@ -150,7 +150,7 @@ fn check_prepare(source: &str, language: Language) {
         }
         Err(SourceError::ModuleAccess) => {}
     }
-    let front = crate::source::prepare(source, language);
+    let front = codemode_native::source::prepare(source, language);
     if let Err(error) = front {
         assert_eq!(error.code, ErrorCode::InvalidInput, "front-end error code");
     }
@@ -163,7 +163,7 @@ fn check_transform_output(source: &str, js: &str) {
         "transform output does not parse: {source:?} -> {js:?}"
     );
     assert_ne!(
-        crate::source::prepare::prepare(js, Language::JavaScript),
+        codemode_native::source::prepare::prepare(js, Language::JavaScript),
         Err(SourceError::ModuleAccess),
         "transform output reaches modules: {source:?} -> {js:?}"
     );
@@ -195,7 +195,7 @@ fn check_appended_require(source: &str, language: Language) {
         return;
     }
     assert_eq!(
-        crate::source::prepare::prepare(&extended, language),
+        codemode_native::source::prepare::prepare(&extended, language),
         Err(SourceError::ModuleAccess),
         "an appended require() was not module access after {source:?}"
     );

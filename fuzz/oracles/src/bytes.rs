@@ -2,7 +2,7 @@
 //! strings. Exhausted input reads as zeros, so every byte string decodes to something
 //! and short inputs decode to small cases.
 
-pub(super) struct Bytes<'a> {
+pub(crate) struct Bytes<'a> {
     data: &'a [u8],
     pos: usize,
 }

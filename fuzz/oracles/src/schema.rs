@@ -5,9 +5,9 @@
 use oxc::span::SourceType;
 use serde_json::{json, Map, Value};
 
-use super::bytes::Bytes;
-use super::ts_check::{assert_parses, assert_type_text};
-use crate::catalog::{
+use crate::bytes::Bytes;
+use crate::ts_check::{assert_parses, assert_type_text};
+use codemode_native::catalog::{
     describe_json, input_hint, metadata_json, output_hint, quick_index, tool_dts, Catalog, Source,
     ToolSpec,
 };

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use super::bytes::Bytes;
-use crate::catalog::{Catalog, Source, ToolSpec};
+use crate::bytes::Bytes;
+use codemode_native::catalog::{Catalog, Source, ToolSpec};
 
 const WORDS: [&str; 24] = [
     "send",

@@ -6,13 +6,13 @@
 
 use serde_json::{json, Value};
 
-use super::bytes::Bytes;
-use crate::error::{CodeModeError, ErrorCode};
-use crate::run::output::{
+use crate::bytes::Bytes;
+use codemode_native::run::state::RunBook;
+use codemode_native::run::output::{
     truncate_error, truncation_marker, OutputEntry, TruncationMarker, ERROR_SUFFIX, GUIDANCE,
 };
-use crate::run::result::{final_result, waiting_result, RunMetrics};
-use crate::run::state::RunBook;
+use codemode_native::run::result::{final_result, waiting_result, RunMetrics};
+use codemode_native::error::{CodeModeError, ErrorCode};
 
 const ALPHABET: [&str; 14] = [
     "a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "é", "中", "🎉", "\u{2028}", " ", "x", "/", "\u{7f}",

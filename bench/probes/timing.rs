@@ -1,0 +1,164 @@
+//! Timing probes: an exec round trip, the phases of a cell (VM, bind, prepare, start), the
+//! engine's cost per nested tool call, and building a large catalog.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codemode_native::catalog::{Catalog, Source, ToolSpec};
+use codemode_native::guest::control::Control;
+use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::source::{prepare, Language};
+use serde_json::{json, Value};
+
+use crate::common;
+use crate::hosts::{bind_null, exec, session, InstantHost};
+
+fn micros_per(start: Instant, n: u32) -> f64 {
+    start.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+}
+
+fn new_and_free_runtimes(n: u32) {
+    for _ in 0..n {
+        let rt = rquickjs::Runtime::new().unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        drop(ctx);
+        drop(rt);
+    }
+}
+
+/// A trivial cell's exec round trip, and a bare QuickJS runtime + context for scale.
+pub fn trivial_cells(_: &[String]) {
+    let s = session(json!({}), vec![]);
+    for _ in 0..50 {
+        exec(&s, "return 1");
+    }
+    let n = 2000;
+    let start = Instant::now();
+    for _ in 0..n {
+        exec(&s, "return 1 + 1");
+    }
+    println!("exec round trip: {:.1} us", micros_per(start, n));
+    let start = Instant::now();
+    new_and_free_runtimes(n);
+    println!("runtime+context: {:.1} us", micros_per(start, n));
+}
+
+/// Each phase of a cell apart: blank VM, bind, free, prepare, start + drain.
+pub fn phases(_: &[String]) {
+    let n = 1000;
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        max_stack_bytes: 1 << 20,
+    };
+    let t = Instant::now();
+    new_and_free_runtimes(n);
+    println!(
+        "bare runtime + full context, new and free: {:.1} us",
+        micros_per(t, n)
+    );
+    // One VM at a time, as the engine does: memory is reused, not touched anew.
+    let (mut blank, mut bind, mut free) = (0.0, 0.0, 0.0);
+    for _ in 0..n {
+        let t = Instant::now();
+        let Ok(vm) = Vm::blank() else { continue };
+        blank += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        bind_null(&vm, limits);
+        bind += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        drop(vm);
+        free += t.elapsed().as_secs_f64();
+    }
+    let us = |total: f64| total * 1e6 / f64::from(n);
+    println!(
+        "vm blank (context, natives, prelude) {:.1} us, bind {:.1} us, free {:.1} us",
+        us(blank),
+        us(bind),
+        us(free)
+    );
+    let t = Instant::now();
+    for _ in 0..n {
+        let _ = prepare("return 1 + 1", Language::JavaScript);
+    }
+    println!("prepare: {:.1} us", micros_per(t, n));
+    let vm = Vm::blank().ok().unwrap();
+    bind_null(&vm, limits);
+    let t = Instant::now();
+    for _ in 0..n {
+        let _ = vm.start("return 1 + 1", "user.js");
+        vm.drain_jobs(&Control::new());
+    }
+    println!("start+drain: {:.1} us", micros_per(t, n));
+}
+
+/// The engine's own cost per nested call: 20,000 calls to a host that answers at once.
+pub fn nested_call_cost(_: &[String]) {
+    let mut add = common::tool("add");
+    add.parameters = Some(
+        json!({ "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } }, "required": ["a", "b"], "additionalProperties": false }),
+    );
+    let s = common::session(
+        "probe",
+        json!({ "timeoutMs": 60000 }),
+        vec![add],
+        Arc::new(InstantHost),
+    );
+    let code = "let s = 0;\nfor (let i = 0; i < 20000; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s";
+    let _ = common::exec_within(&s, code, Duration::from_secs(60));
+    let start = Instant::now();
+    let out = common::exec_within(&s, code, Duration::from_secs(60));
+    println!(
+        "engine cost per nested call: {:.2} us ({})",
+        start.elapsed().as_secs_f64() * 1e6 / 20000.0,
+        out.map(|o| o.to_string().chars().take(80).collect::<String>())
+            .unwrap_or_default()
+    );
+}
+
+/// Parsing, catalog build, session creation and `model_tools` for the catalog in the
+/// `{"tools": [...]}` file named by the first argument.
+pub fn large_catalog(args: &[String]) {
+    let Some(path) = args.first() else {
+        eprintln!("large-catalog needs the path of a {{\"tools\": [...]}} JSON file");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read the catalog {path}: {e}"));
+    let t = Instant::now();
+    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    println!("parse: {:?}", t.elapsed());
+    let tools: Vec<ToolSpec> = value["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| ToolSpec {
+            name: t["name"].as_str().unwrap_or("").into(),
+            description: t["description"].as_str().unwrap_or("").into(),
+            label: None,
+            parameters: t.get("parameters").cloned(),
+            output_schema: t.get("outputSchema").cloned().filter(|v| !v.is_null()),
+            source: Source::Openclaw,
+            direct_only: false,
+            replay_safe: false,
+            control: false,
+        })
+        .collect();
+    let t = Instant::now();
+    let catalog = Catalog::build(tools.clone(), &[]);
+    println!(
+        "catalog build: {:?} ({} entries)",
+        t.elapsed(),
+        catalog.len()
+    );
+    let t = Instant::now();
+    let s = session(json!({}), tools);
+    println!("session new: {:?}", t.elapsed());
+    let t = Instant::now();
+    let m = s.model_tools();
+    println!(
+        "model tools: {:?} ({} bytes)",
+        t.elapsed(),
+        m.to_string().len()
+    );
+}
