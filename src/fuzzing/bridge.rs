@@ -1,9 +1,6 @@
-//! The JSON bridge adapter (SPEC §5) through a real VM with a recording bridge. Mode 0:
-//! the input is a JSON text the host answers with; the guest must see it as `JSON.parse`
-//! does and hand back equal JSON on every channel (tool input, `json()`, return value).
-//! Otherwise a guest value is decoded from the bytes (BigInt, NaN, Map, functions,
-//! errors, promises, cycles, proxies, getters, …) together with the JSON the adapter must
-//! turn it into. Every text the guest hands over must be JSON that serde_json reads.
+//! The JSON bridge adapter (docs/contract.md, Bridge) through a real VM: host JSON reaches
+//! the guest as `JSON.parse` gives it and comes back equal on every channel; exotic guest
+//! values become the JSON the adapter promises, always readable by serde_json.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,6 @@
-//! Invariant checks behind the `cargo fuzz` targets (`fuzz/fuzz_targets/*.rs`) and the
-//! corpus replay test (`tests/fuzz_corpus.rs`). Each `check_*` takes arbitrary bytes,
-//! drives one part of the engine and panics when an invariant of SPEC §3–§7 breaks, so a
-//! fuzzer crash and a failing replay are the same finding. Not part of the product API.
+//! Invariant checks behind the `cargo fuzz` targets and the corpus replay test: each
+//! `check_*` drives one part of the engine on arbitrary bytes and panics when a promise of
+//! docs/contract.md breaks. Not part of the product API.
 
 mod bridge;
 mod bytes;
