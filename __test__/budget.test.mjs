@@ -1,5 +1,6 @@
-// resultBudgetChars (API.md CallOptions, SPEC §7): the whole result, measured as
-// JSON.stringify(result).length (UTF-16 code units), fits a model's per-result limit.
+// resultBudgetChars (`CallOptions` in index.d.ts; docs/contract.md, Output budget): the
+// whole result, measured as JSON.stringify(result).length (UTF-16 code units), fits a
+// model's per-result limit.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, eventually } from './_helpers.mjs';

@@ -1,5 +1,6 @@
 // Catalog, callable names, quick index, search, describe, API files, contracts, hooks,
-// telemetry, trajectory and events (SPEC §4, §5, §6, §7, §11; API.md).
+// telemetry, trajectory and events (docs/contract.md: Catalog and search, Guest runtime,
+// Bridge, Tool calls and ids, Output budget, Telemetry and trajectory; index.d.ts).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

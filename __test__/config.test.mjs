@@ -1,5 +1,6 @@
-// Gateway config helpers (SPEC §12): resolveCodeModeConfig precedence, shorthands and
-// limits; validateCodeModeConfig messages; assertCodeModePayload fail-closed checks.
+// Gateway config helpers (docs/contract.md, Config and activation): resolveCodeModeConfig
+// precedence, shorthands and limits; validateCodeModeConfig messages; assertCodeModePayload
+// fail-closed checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { native } from './_helpers.mjs';

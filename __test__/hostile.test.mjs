@@ -1,9 +1,10 @@
-// Hostile code (SPEC §15, issue 8): every attack a model can write fails cleanly with the
-// documented status, code and message (or succeeds correctly), the process survives, and
-// the next cell on the same session is healthy. Memory and output limits are small so each
-// case is fast. Only the attacks whose documented outcome is the deadline run on a short
-// clock (300 ms); every other attack gets a minute, so no outcome depends on how fast the
-// machine computes (under load, guest threads run at the lowest priority).
+// Hostile code (docs/contract.md, Hostile code): every attack a model can write fails
+// cleanly with the documented status, code and message (or succeeds correctly), the
+// process survives, and the next cell on the same session is healthy. Memory and output
+// limits are small so each case is fast. Only the attacks whose documented outcome is the
+// deadline run on a short clock (300 ms); every other attack gets a minute, so no outcome
+// depends on how fast the machine computes (under load, guest threads run at the lowest
+// priority).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, show, utf8Length, drain } from './_helpers.mjs';

@@ -1,4 +1,5 @@
-// exec / wait input validation and constructor options (SPEC §2, API.md).
+// exec / wait input validation and constructor options (docs/contract.md, Inputs and
+// languages; index.d.ts).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CodeModeSession, makeSession, closeAll, show } from './_helpers.mjs';

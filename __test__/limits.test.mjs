@@ -1,4 +1,5 @@
-// Limits: time, memory, stack, output budget, unhandled rejections (SPEC §1, §5, §7, §8, §15).
+// Limits: time, memory, stack, output budget, unhandled rejections (docs/contract.md: Architecture,
+// Guest runtime, Output budget, Suspension and wait, Hostile code).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, utf8Length, eventually, hangGuard, heldTool } from './_helpers.mjs';

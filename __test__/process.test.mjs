@@ -1,4 +1,4 @@
-// Process-level behaviour: idle exit, worker_threads, concurrency (SPEC §1).
+// Process-level behaviour: idle exit, worker_threads, concurrency (docs/contract.md, Architecture).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,4 +1,5 @@
-// Source front-end: module access, shell rejection, TypeScript, syntax errors, stack traces (SPEC §3).
+// Source front-end: module access, shell rejection, TypeScript, syntax errors, stack traces
+// (docs/contract.md, Source front-end).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, hangGuard } from './_helpers.mjs';
@@ -78,7 +79,7 @@ for (const [code, label] of [
   test(`a runtime ReferenceError for ${label} maps to the module access message`, async () => {
     const r = await run(session, code);
     assert.equal(r.status, 'failed', show(r));
-    // SPEC §3.1 fixes the message; the result code of this run-time mapping is not pinned by the spec.
+    // docs/contract.md (Source front-end) fixes the message; this test does not pin the code.
     assert.ok(r.error.startsWith(MODULE_DISABLED), `${show(r)} (code ${r.code})`);
     assert.ok(!r.error.includes('ReferenceError'), show(r));
   });

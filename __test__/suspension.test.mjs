@@ -1,5 +1,6 @@
 // Suspension and resume: waiting, wait, the run store, timers, yield, abort, close,
-// restartSafe and headless scripts (SPEC §5, §6, §8, §13; API.md).
+// restartSafe and headless scripts (docs/contract.md: Guest runtime, Tool calls and ids,
+// Suspension and wait, Headless scripts and restart-safe cells).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, sleep, neverTool, drain, native, eventually, deferred, heldTool } from './_helpers.mjs';

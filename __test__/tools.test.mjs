@@ -1,4 +1,5 @@
-// Host tools bridged into the guest (SPEC §4, §5, §6) — basic coverage.
+// Host tools bridged into the guest (docs/contract.md: Catalog and search, Bridge, Tool
+// calls and ids) — basic coverage.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show } from './_helpers.mjs';

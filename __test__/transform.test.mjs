@@ -1,4 +1,4 @@
-// transformTypeScript, exported for hosts (API.md): the same oxc transform cells use,
+// transformTypeScript, exported for hosts (index.d.ts): the same oxc transform cells use,
 // with errors returned as data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

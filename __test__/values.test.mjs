@@ -1,4 +1,4 @@
-// Value semantics of the guest runtime (SPEC §5).
+// Value semantics of the guest runtime (docs/contract.md, Guest runtime; Bridge).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, hostEval } from './_helpers.mjs';

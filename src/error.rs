@@ -1,5 +1,5 @@
 //! The one error type of the crate. Every failure a caller can see maps to exactly one
-//! documented error code (SPEC §14); the message is the exact text the spec prescribes.
+//! documented error code (docs/contract.md, Errors and codes); messages are exact text.
 
 use std::fmt;
 
@@ -72,7 +72,7 @@ impl fmt::Display for CodeModeError {
 
 impl std::error::Error for CodeModeError {}
 
-/// Exact messages from SPEC.md; tests match them byte for byte.
+/// Exact messages (docs/contract.md); tests match them byte for byte.
 pub mod messages {
     pub const TIMEOUT: &str = "code mode timeout exceeded";
     pub const ABORTED: &str = "code mode execution aborted";

@@ -24,15 +24,13 @@ pub use error::{CodeModeError, ErrorCode};
 
 // Workers allocate what the Node thread frees (results, tool inputs, finished VMs) and the
 // other way round. glibc then takes the owning arena's lock for each such free, and with
-// guest threads at a lower priority the Node thread waited on preempted workers: the
-// stress test spent ~150 ms of its 2 s blocked in `_int_free`, in waits of up to 6 ms.
+// guest threads at a lower priority the Node thread waited on preempted workers.
 // mimalloc frees across threads without a lock. `local_dynamic_tls` because the addon is
 // loaded with dlopen. `no_thp` because mimalloc otherwise advises its arenas into
 // transparent huge pages: every first touch of 2 MB then zeroes the whole page (and may
-// compact memory first) on whichever thread touched it, the nice-0 timer thread included.
-// Fresh VM heaps touch new memory all the time: in the stress test workers spent a third of
-// their samples in that zeroing, and the run's kernel CPU time halved without it. Only our
-// own arenas change; the process's THP setting (Node's heap) is left alone.
+// compact memory first) on whichever thread touched it, the nice-0 timer thread included,
+// and fresh VM heaps touch new memory all the time. Only our own arenas change; the
+// process's THP setting (Node's heap) is left alone. Figures: bench/README.md.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

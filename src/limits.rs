@@ -1,7 +1,6 @@
-//! Code-mode limits: the documented defaults and clamp ranges (API.md `CodeModeLimits`)
-//! and their resolution from untrusted config JSON (SPEC §12).
-//! Invariant: every `Limits` this module resolves has each field inside its clamp range,
-//! at least one language enabled, and `search_default_limit <= max_search_limit`.
+//! Code-mode limits: defaults, clamp ranges and their resolution from untrusted config JSON
+//! (docs/contract.md, Limits and clamps). Invariant: every resolved field is in range, at
+//! least one language is enabled, and `search_default_limit <= max_search_limit`.
 
 use serde_json::{Map, Value};
 

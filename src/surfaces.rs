@@ -1,6 +1,6 @@
-//! Host surfaces beyond catalog tools (SPEC §10): plugin namespaces, `nodes`, `skills` and
-//! Swarm. Each callable leaf maps a guest key (`ns/<Global>/<path…>`, `nodes/list`, …)
-//! to an index in the host glue's surface table. Namespace names are validated here.
+//! Host surfaces beyond catalog tools (docs/contract.md, Host surfaces): each callable leaf
+//! of a namespace, `nodes`, `skills` or Swarm maps a guest key (`ns/<Global>/<path…>`,
+//! `nodes/list`, …) to an index in the host glue's surface table. Validates namespace names.
 
 use crate::catalog::reserved_kind;
 use crate::mcp::check_segment;

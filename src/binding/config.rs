@@ -1,4 +1,5 @@
-//! Gateway helpers (SPEC §12): thin conversions around `crate::config`.
+//! Gateway helpers (docs/contract.md, Config and activation): thin conversions around
+//! `crate::config`.
 
 use super::errors::{internal, invalid, plain_json, thrown, Code};
 use crate::config::{self, ResolveContext};

@@ -1,7 +1,6 @@
-// Host-side glue of one CodeModeSession, compiled once per session on the Node thread.
-// It owns everything that must stay a live JS value: tool definitions (their execute
-// functions), AbortControllers of calls in flight, and abort-signal listeners. Rust talks
-// to it with JSON strings and small integers only, so no JS object ever crosses threads.
+// Host-side glue of one CodeModeSession, compiled once per session on the Node thread: it
+// owns every live JS value (tool definitions, AbortControllers, abort listeners), and Rust
+// talks to it in JSON strings and small integers only, so no JS object crosses threads.
 (function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList) {
   "use strict";
   const definitions = [];

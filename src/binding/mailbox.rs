@@ -1,13 +1,6 @@
-//! One mailbox per session carries everything bound for the Node thread: tool calls,
-//! aborts, events and settled exec/wait results, in the order workers posted them.
-//!
-//! Why not a threadsafe function (or a napi-rs `JsDeferred`, which is one) per message:
-//! Node's threadsafe function takes a mutex that the Node thread takes too, and wakes Node
-//! while holding it. A guest worker (lower priority) preempted there kept the Node thread
-//! waiting for milliseconds, and every completion arrived as its own callback in one
-//! libuv pass. Here a worker pushes onto a lock-free queue and calls the wake function only
-//! when the box goes from empty to non-empty; the glue then takes letters one at a time in
-//! time slices shared by every session (`scheduler.js`).
+//! One mailbox per session carries everything bound for the Node thread (tool calls,
+//! aborts, events, settled results) in posting order: a lock-free queue that wakes Node
+//! only when it goes from empty to non-empty; `scheduler.js` drains it in time slices.
 
 use super::pending::PendingReplies;
 use crate::run::protocol::HostCall;

@@ -1,8 +1,6 @@
-// Watches MCP clients for `notifications/tools/list_changed` on behalf of the sessions
-// that use them. One handler per client, shared by every session (so sessions sharing a
-// client never chain handlers to each other), installed with the client's public
-// setNotificationHandler and chained to the handler that was there before. Listeners are
-// held weakly: a session dropped without close() stops being called once collected.
+// Watches MCP clients for `notifications/tools/list_changed` for every session using them:
+// one handler per client, chained to the one installed before it (public
+// setNotificationHandler); listeners are weak, so a dropped session stops being called.
 (function createToolListWatch() {
   "use strict";
   const METHOD = "notifications/tools/list_changed";

@@ -1,9 +1,6 @@
-// Letters for the Node thread (tool calls, aborts, events, settled results) wait in each
-// session's mailbox; this takes them a letter at a time, sessions in turn, and lets the
-// microtasks each letter started (a tool's first steps, the caller's continuation after
-// its result) run before the next. After SLICE_MS it yields to the event loop
-// (setImmediate: timers and I/O run first), so a burst of a thousand completions costs
-// the loop a few milliseconds at a time instead of one long block.
+// Drains the sessions' mailboxes on the Node thread one letter at a time, sessions in
+// turn, letting each letter's microtasks run before the next; after SLICE_MS it yields to
+// the event loop (setImmediate), so a burst of completions never blocks it in one piece.
 (function createScheduler() {
   "use strict";
   const SLICE_MS = 4;

@@ -1,5 +1,6 @@
 //! `runCodeModeScript`: headless automation. One run under a wall clock and a tool-call
-//! budget that drains to completion and never returns `waiting` (SPEC §13).
+//! budget that drains to completion and never returns `waiting` (docs/contract.md,
+//! Headless scripts and restart-safe cells).
 
 use super::session::{glue_fn, CodeModeSession, Promised, StartFn};
 use crate::error::{CodeModeError, ErrorCode};

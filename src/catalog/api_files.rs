@@ -1,6 +1,6 @@
-//! The guest's virtual `API` files (SPEC §4): `tools/<callable>.d.ts`, `mcp/index.d.ts`,
-//! `mcp/<server>.d.ts` and `agents.d.ts`, rendered on read (a listing renders too, for
-//! exact `bytes`). Paths are validated before anything is looked up.
+//! The guest's virtual `API` files (docs/contract.md, Catalog and search): tool, MCP and
+//! agents declarations, rendered on read (a listing renders too, for exact `bytes`).
+//! Paths are validated before anything is looked up.
 
 use crate::catalog::{tool_dts, tool_dts_path, Catalog, CatalogEntry};
 use crate::mcp::{self, McpCatalog};

@@ -61,7 +61,7 @@ impl Source {
     }
 }
 
-/// One host tool as the host passed it in (API.md `ToolDefinition` minus `execute`).
+/// One host tool as the host passed it in (`ToolDefinition` in index.d.ts, minus `execute`).
 #[derive(Clone, Debug, Default)]
 pub struct ToolSpec {
     pub name: String,

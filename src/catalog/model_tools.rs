@@ -76,7 +76,7 @@ fn extras_text(extras: &Extras) -> String {
     text
 }
 
-/// Characters the quick index may take in the exec description (SPEC §4).
+/// Characters the quick index may take in the exec description (docs/contract.md, Catalog).
 pub const QUICK_INDEX_CHARS: usize = 8_000;
 
 pub fn exec_description(catalog: &Catalog, limits: &Limits, extras: &Extras) -> String {

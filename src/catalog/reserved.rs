@@ -12,9 +12,9 @@ pub(super) const KEYWORDS: &str = "\
     protected public return static super switch this throw true try typeof using \
     var void while with yield";
 
-/// Globals the code-mode runtime installs (SPEC §4/§5). `require` is here because the
-/// source front-end rejects every call of that identifier, so a global so named could
-/// never be called; `performance` backs `performance.now()`.
+/// Globals the code-mode runtime installs (docs/contract.md, Guest runtime). `require` is
+/// here because the source front-end rejects every call of that identifier, so a global so
+/// named could never be called; `performance` backs `performance.now()`.
 pub(super) const RUNTIME_GLOBALS: &str = "\
     catalog MCP API namespaces nodes skills agents phase log text json \
     yield_control setTimeout clearTimeout console globalThis URL URLSearchParams \

@@ -1,7 +1,6 @@
-//! Gateway config helpers (SPEC §12): resolving whether code mode is on for one
-//! agent/model run and with which limits, validating a config with readable messages,
-//! and the fail-closed check of the tool payload sent to a model. Pure functions over
-//! untrusted config JSON; nothing here panics or throws on odd shapes.
+//! Gateway config helpers (docs/contract.md, Config and activation): activation and limits
+//! for one agent/model run, readable validation, and the fail-closed payload check. Pure
+//! functions over untrusted JSON; nothing here panics or throws on odd shapes.
 
 mod path;
 pub mod payload;

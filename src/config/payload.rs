@@ -1,6 +1,6 @@
-//! `assertCodeModePayload` (SPEC §12): the fail-closed check of the final tool list a
-//! gateway sends to a model once code mode engaged. It must be exactly one `exec`, one
-//! `wait`, and otherwise only approved direct-only tools, each once.
+//! `assertCodeModePayload` (docs/contract.md, Config and activation): the fail-closed check
+//! of the final tool list a gateway sends to a model once code mode engaged: exactly one
+//! `exec`, one `wait`, and otherwise only approved direct-only tools, each once.
 
 use crate::error::CodeModeError;
 use std::collections::HashSet;

@@ -1,17 +1,6 @@
-//! `resolveCodeModeConfig` (SPEC §12): which activation applies to one agent/model run,
-//! whether it engages, and the merged, clamped limits.
-//!
-//! Decisions:
-//! - "First explicit wins" reads an object form as explicit only when it has `enabled`
-//!   (an object that only sets limits inherits activation, as the seed design says);
-//!   an `enabled` or shorthand of the wrong type is explicit *off* (fail closed), and
-//!   `validateCodeModeConfig` reports it.
-//! - Model rows are matched by exact `provider/model` key and accept booleans only:
-//!   `"auto"`, objects and wildcard rows never change activation (validation reports them).
-//! - Limits merge `tools.codeMode` then the agent's `tools.codeMode` (each object's own
-//!   limit keys, then its optional nested `limits` object); model rows never change limits.
-//! - A run with no tools (`toolCount: 0`) never engages; without `toolCount` the caller
-//!   is assumed to have tools.
+//! `resolveCodeModeConfig` (docs/contract.md, Config and activation): which activation
+//! applies to one agent/model run, whether it engages, and the merged, clamped limits.
+//! Decisions (what counts as explicit, model rows, merge order): docs/design.md, Config.
 
 use crate::limits::Limits;
 use serde_json::{json, Value};
@@ -82,7 +71,7 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    /// `{ enabled, engaged, limits }` as API.md spells it.
+    /// `{ enabled, engaged, limits }` as index.d.ts spells it.
     pub fn to_json(&self) -> Value {
         json!({
             "enabled": self.enabled.to_json(),

@@ -1,8 +1,6 @@
-//! `validateCodeModeConfig` (SPEC §12): every problem in the code-mode parts of a
-//! gateway config as `"<path>: <problem>"`, in document order; `[]` when it is fine.
-//! Reported: wrong activation values, an invalid `enabled`, `"auto"` or non-booleans on
-//! model rows, wildcard model rows setting `codeMode`, limit values that are replaced or
-//! clamped, and unknown keys inside a `codeMode` object (usually typos).
+//! `validateCodeModeConfig` (docs/contract.md, Config and activation): every problem in
+//! the code-mode parts of a gateway config as `"<path>: <problem>"`, in document order;
+//! `[]` when it is fine. Never panics on odd shapes.
 
 use super::path::{child, index};
 use crate::limits::{check_limit, LimitCheck};

@@ -1,8 +1,6 @@
-//! The QuickJS allocator of one VM: Rust's global allocator with a size header (rquickjs's
-//! `RustAllocator`), plus exact accounting and the memory limit. With a custom allocator
-//! QuickJS's own `set_memory_limit` does nothing, so the limit lives here: an allocation
-//! that would pass it fails, and QuickJS raises its out-of-memory error. Accounting also
-//! makes the heap size an O(1) read (a parked run's size is checked on every park).
+//! The QuickJS allocator of one VM: Rust's global allocator with a size header, exact
+//! accounting and the memory limit (QuickJS's own limit does nothing under a custom
+//! allocator). Accounting makes the heap size an O(1) read for every park.
 
 use rquickjs::allocator::{Allocator, RustAllocator};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

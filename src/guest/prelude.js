@@ -1,8 +1,6 @@
-// Guest prelude: installs the runtime globals of a code-mode cell.
-// It runs once per VM, before user code, and captures every built-in it relies on, so a
-// guest that later pollutes prototypes or globals cannot change how the bridge behaves.
-// `native` holds the Rust functions of this VM; the returned object is the internal
-// surface Rust drives (settle, fire timers, start the cell), kept off the guest's reach.
+// Guest prelude: installs a cell's runtime globals once per VM, before user code, and
+// captures every built-in it relies on, so later pollution cannot change the bridge.
+// `native` holds this VM's Rust functions; the returned object is Rust's internal surface.
 (function (native) {
   "use strict";
   const O = Object;
@@ -99,7 +97,7 @@
     }
   }
 
-  // The JSON bridge adapter (SPEC §5): what any guest value becomes on the host side.
+  // The JSON bridge adapter (docs/contract.md, Bridge): what a guest value becomes for the host.
   function replacer(key, v) {
     switch (typeof v) {
       case "bigint":

@@ -1,10 +1,6 @@
-// Guest host surfaces: plugin namespaces, MCP, nodes, skills and Swarm. Most sessions
-// have none, so this is not part of the prelude that every VM loads: it is compiled to
-// bytecode once per process and loaded while a cell is bound (before any guest code runs)
-// only when its session has a surface. `kit` carries the prelude's captured built-ins and
-// bridge, so nothing here reads a global a guest could have replaced.
-// Every object here has a null prototype and is frozen, so no path walks into
-// Object.prototype and nothing a guest assigns can redirect a later call.
+// Guest host surfaces (namespaces, MCP, nodes, skills, Swarm), loaded from bytecode only
+// into cells whose session has one. It reads only the prelude's captured built-ins (`kit`)
+// and freezes every object with a null prototype, so guest pollution cannot redirect it.
 (function (kit) {
   "use strict";
   const { O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native } = kit;

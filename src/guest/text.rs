@@ -1,7 +1,6 @@
-//! Guest strings on their way into Rust. JavaScript strings may hold lone surrogates,
-//! which UTF-8 cannot: QuickJS hands them over as WTF-8 (and `JSON.stringify` as `\udXXX`
-//! escapes, which serde_json refuses). Each lone surrogate becomes U+FFFD here, once, so
-//! no later stage sees text it cannot decode; well-formed text passes unchanged.
+//! Guest strings on their way into Rust: each lone surrogate (WTF-8 from QuickJS, `\udXXX`
+//! from `JSON.stringify`) becomes U+FFFD here, once, so no later stage sees text it cannot
+//! decode; well-formed text passes unchanged.
 
 use rquickjs::{Ctx, FromJs, Value};
 use std::borrow::Cow;

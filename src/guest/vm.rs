@@ -1,7 +1,6 @@
-//! One isolated QuickJS runtime + context per cell. Only this module touches rquickjs:
-//! the engine sees a `Vm` that can start a cell, deliver host results and timer fires,
-//! and drain jobs. A `Vm` is `Send` (rquickjs `parallel`), so a parked cell can resume
-//! on any worker; pending resolvers stay inside the guest heap, never in Rust handles.
+//! One isolated QuickJS runtime + context per cell; the only module that touches rquickjs.
+//! A `Vm` is `Send` (rquickjs `parallel`), so a parked cell resumes on any worker; pending
+//! resolvers stay in the guest heap, never in Rust handles.
 
 use super::allocator::{HeapMeter, MeteredAllocator};
 use super::control::Control;

@@ -1,4 +1,4 @@
-//! TypeScript-style declarations of the MCP namespace (SPEC §4, §9): `mcp/index.d.ts`,
+//! TypeScript-style declarations of the MCP namespace (docs/contract.md, MCP): `mcp/index.d.ts`,
 //! `mcp/<server>.d.ts` and the `$api()` headers. Rendered from tool metadata only when
 //! asked for, so schemas cost nothing until a guest reads them.
 

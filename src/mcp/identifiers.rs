@@ -1,7 +1,6 @@
-//! MCP identifiers (SPEC §9): server and tool names become lowerCamelCase JS identifiers,
-//! unique within their scope and never a keyword, an `Object.prototype` member or a name
-//! the namespace itself uses (`$api`, `resources`, `prompts`). Deterministic: the same
-//! set of names gives the same identifiers whatever order a server lists them in.
+//! MCP identifiers (docs/contract.md, MCP): server and tool names become unique
+//! lowerCamelCase JS identifiers, never a keyword, an `Object.prototype` member or `$api`,
+//! `resources`, `prompts`; the same set of names gives the same identifiers in any order.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -108,8 +107,8 @@ pub fn aliases<'a>(
         .collect()
 }
 
-/// A path segment a guest or host names inside a namespace (SPEC §9): one that could walk
-/// the prototype chain, or that holds NUL, is refused.
+/// A path segment a guest or host names inside a namespace (docs/contract.md, MCP): one
+/// that could walk the prototype chain, or that holds NUL, is refused.
 pub fn check_segment(segment: &str) -> Result<(), String> {
     if UNSAFE.contains(&segment) || segment.contains('\0') {
         return Err(format!(

@@ -1,5 +1,5 @@
-//! The `MCP` namespace (SPEC §9): identifiers, the servers a session loaded, and their
-//! TypeScript-style declarations. Plain Rust; the host glue talks to the MCP clients.
+//! The `MCP` namespace (docs/contract.md, MCP): identifiers, the servers a session loaded,
+//! and their TypeScript-style declarations. Plain Rust; the host glue talks to the MCP clients.
 
 mod declarations;
 mod identifiers;

@@ -1,7 +1,6 @@
-//! The MCP servers of a session as the guest sees them: identifiers, tools and the
-//! operations each client supports, built from what the host glue loaded with
-//! `listTools`. Servers whose loading failed are kept aside, named in the exec description.
-//! One tool per MCP name; the server's own names also resolve (`tool_aliases`).
+//! The MCP servers of a session as the guest sees them: identifiers, tools and supported
+//! operations, built from what the host glue listed. Failed servers are kept aside and
+//! named in the exec description; a server's own tool names also resolve (`tool_aliases`).
 
 use super::identifiers::{aliases, check_segment, Identifiers, ROOT_RESERVED, SERVER_RESERVED};
 use serde_json::Value;

@@ -1,8 +1,6 @@
-//! A cell: one run of guest code from `exec` to its final result, across every `wait`.
-//! It is an actor: events (host replies, timer fires, deadlines, aborts) land in its
-//! inbox, and a turn on a pool worker applies them to the VM, drains jobs and decides
-//! whether the run completed, failed, parks, or idles until the next event. The VM is
-//! only ever touched inside a turn, and a turn never waits for the host.
+//! A cell: one run of guest code from `exec` to its final result, across every `wait`;
+//! an actor whose inbox takes host replies, timer fires, deadlines and aborts. Only a turn
+//! on a pool worker touches the VM, and a turn never waits for the host.
 
 use super::bridge::CellBridge;
 use super::failure::{guest_error_code, guest_error_text_mapped};
@@ -471,7 +469,8 @@ impl Cell {
     ) -> Result<String, crate::run::protocol::HostFailure> {
         let json = outcome?;
         crate::runtime::panic_probe::maybe_panic(&json, crate::runtime::panic_probe::RESULT_MARKER);
-        // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (SPEC §5: JSON only).
+        // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (JSON only:
+        // docs/contract.md, Bridge).
         let json = crate::guest::text::into_well_formed_json(json);
         if let Some(contracts) = contracts {
             contracts.check_output(callable, &json)?;
@@ -529,7 +528,8 @@ impl Cell {
             return Verdict::Finish(Err(self.guest_failure(&thrown, vm)));
         }
         // The top-level promise settling is not the end while dispatched calls or timers
-        // are still out: their failures must still be able to fail the cell (SPEC §5).
+        // are still out: their failures must still be able to fail the cell
+        // (docs/contract.md, Guest runtime).
         if book.completion.is_some() && book.outstanding() == 0 {
             let Some(completion) = book.completion.take() else {
                 return Verdict::Idle;

@@ -47,7 +47,8 @@ pub fn guest_error_text_mapped(payload: &str, user_file: &str, map: PositionMapp
     }
 }
 
-/// A guest reaching for Node's module system gets the module-access message (SPEC §3.1).
+/// A guest reaching for Node's module system gets the module-access message
+/// (docs/contract.md, Source front-end).
 fn map_module_errors(message: &str) -> String {
     const NAMES: [&str; 3] = ["require", "module", "process"];
     for name in NAMES {

@@ -1,5 +1,5 @@
-//! Nested-call records (`nestedCalls` in results, SPEC §11): bounded, redacted,
-//! display-only.
+//! Nested-call records (`nestedCalls` in results; docs/contract.md, Telemetry and
+//! trajectory): bounded, redacted, display-only.
 
 use crate::run::protocol::HostCall;
 use crate::source::redact::Redactor;

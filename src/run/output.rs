@@ -1,15 +1,6 @@
-//! The shared output budget of one cell (SPEC §7): its `text()`/`json()`/console entries
-//! plus the final value or error, across exec and every wait, within `maxOutputBytes`
-//! bytes of compact JSON (UTF-8).
-//! Invariants: the compact-JSON bytes of everything delivered over a run never exceed
-//! the budget; undelivered output is stored in at most `max_bytes` bytes however much
-//! the guest writes; prefixes are cut on char boundaries only; nothing is re-delivered.
-//!
-//! Key order: entries and markers are built with keys inserted in documented order
-//! (`type` first; `truncated, omittedBytes, guidance, prefix`). `serde_json` keeps that
-//! order only with its `preserve_order` feature; sizes never depend on it, and
-//! [`TruncationMarker::to_json_string`] and the entries' JSON (used for prefixes) are
-//! written by hand in documented order either way.
+//! The shared output budget of one cell (docs/contract.md, Output budget). Invariants: bytes
+//! delivered over a run never exceed `maxOutputBytes`, undelivered output is stored in at
+//! most that many, cuts fall on char boundaries, nothing is re-delivered.
 
 use serde_json::{Map, Value};
 use std::io::{self, Write};

@@ -1,4 +1,4 @@
-//! Builds `CodeModeResult` JSON (API.md): the status union, output through the shared
+//! Builds `CodeModeResult` JSON (index.d.ts): the status union, output through the shared
 //! budget, telemetry with per-run metering, and nested-call records.
 
 use crate::error::{CodeModeError, ErrorCode};

@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// In-VM queue bound of SPEC §6.
+/// In-VM queue bound (docs/contract.md, Tool calls and ids).
 pub const MAX_QUEUED: usize = 128;
 /// Nested-call records kept per run (a result shows at most these, newest last). A cell
 /// looping over a fast tool makes ~20,000 calls a second: keeping every record would

@@ -1,8 +1,6 @@
-//! Deliberate panics for the containment tests. Off unless the process starts with
-//! `CODEMODE_NATIVE_PANIC_PROBE=1`, so production never panics on purpose; with it, a
-//! cell containing `WORKER_MARKER` panics on its worker, and a call of a tool whose
-//! callable name is `BRIDGE_MARKER` panics inside a bridge conversion (guest → host), and
-//! a host result containing `RESULT_MARKER` panics while it is admitted into the guest.
+//! Deliberate panics for the containment tests; off unless `CODEMODE_NATIVE_PANIC_PROBE=1`
+//! at process start. Markers: `WORKER_MARKER` in a cell (panics its worker), a tool named
+//! `BRIDGE_MARKER` (a bridge conversion), `RESULT_MARKER` in a host result (its admission).
 
 use std::sync::OnceLock;
 

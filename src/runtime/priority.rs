@@ -1,18 +1,13 @@
-//! Guest threads yield the CPU to the gateway's own. Workers, the housekeeper and the
+//! Guest threads yield the CPU to the gateway's own: workers, the housekeeper and the
 //! reaper run at a lower scheduling priority and offer their core back every 250 µs of
-//! work, so a guest computing on every core cannot starve the Node event loop: measured
-//! in the stress test, the event loop waited up to ~25 ms in the run queue behind busy
-//! workers at equal priority.
+//! work, so guests computing on every core cannot starve the Node event loop.
 
 /// Nice value of guest threads (Linux): the lowest. Linux's EEVDF scheduler still gives
-/// a lower-weight thread its share, and pays it in turns of up to a scheduler tick (4 ms)
+/// a lower-weight thread its share, and pays it in turns of up to a scheduler tick
 /// during which the Node thread, having had more than its share, must wait; the lower the
-/// weight, the rarer those turns. Stress test, 30 alternating runs: the steal-free
-/// event-loop maximum had a median of 11.4 ms at nice 10 and 8.4 ms at nice 19 (p99 4.4
-/// and 3.7 ms). Nice never leaves a free core idle, so guests lose throughput only while
-/// the gateway's own threads want every core. `SCHED_IDLE` (a fifth of nice 19's weight,
-/// preempted by any waking thread) measured no better in two A/B series, before and
-/// after the between-job offers, and would leave guests less under a fully loaded host.
+/// weight, the rarer those turns. Nice never leaves a free core idle, so guests lose
+/// throughput only while the gateway's own threads want every core. `SCHED_IDLE` did no
+/// better and would leave guests less under a fully loaded host (docs/design.md).
 #[cfg(target_os = "linux")]
 const GUEST_THREAD_NICE: libc::c_int = 19;
 
@@ -29,15 +24,13 @@ const OFFER_CORE_EVERY_NS: u64 = 250_000;
 
 /// Yields the core if this thread has worked `OFFER_CORE_EVERY_NS` since it last did.
 ///
-/// Why: the kernel preempts a running thread only at a wake-up or a scheduler tick (4 ms
-/// at HZ=250), and EEVDF lets a thread it just picked finish its slice before a woken one
-/// runs. A worker picked while the Node thread was busy then kept the core for a whole
-/// tick while the Node thread, runnable, waited: `perf sched` showed 4 ms turns of
-/// guest threads in the stress test's longest event-loop stalls. Guest code offers from
-/// the QuickJS interrupt handler; the threads' own loops offer between jobs, since
-/// building, loading and freeing VMs runs no guest code (back to back they made most of
-/// the remaining 1.5-4 ms waits). A yield costs a syscall and returns at once when nobody
-/// else is runnable.
+/// Why: the kernel preempts a running thread only at a wake-up or a scheduler tick, and
+/// EEVDF lets a thread it just picked finish its slice before a woken one runs. A worker
+/// picked while the Node thread was busy then kept the core for a whole tick while the
+/// Node thread, runnable, waited. Guest code offers from the QuickJS interrupt handler;
+/// the threads' own loops offer between jobs, since building, loading and freeing VMs
+/// runs no guest code. A yield costs a syscall and returns at once when nobody else is
+/// runnable.
 pub fn offer_core_at(now_ns: u64) {
     LAST_OFFER_NS.with(|last| {
         if now_ns.saturating_sub(last.get()) >= OFFER_CORE_EVERY_NS {

@@ -1,9 +1,6 @@
-//! Frees finished VMs on a guest-priority thread when they finish on someone else's.
-//!
-//! A run finishes on the Node thread when the gateway calls `cancelRun` or `close()`,
-//! and on the timer thread when a parked run expires. Freeing a QuickJS heap there is
-//! CPU work at the gateway's priority: the stress test saw `close()` take 7 ms and
-//! `cancelRun` 4 ms. Workers keep freeing their own VMs (measured best in `warm.rs`).
+//! Frees finished VMs on a guest-priority thread when they finish on the Node thread
+//! (`cancelRun`, `close()`) or the timer thread (a parked run expiring), so freeing a
+//! QuickJS heap never costs the gateway's own threads. Workers free their own VMs.
 
 use crossbeam_channel::{unbounded, Sender};
 use std::sync::OnceLock;

@@ -1,11 +1,6 @@
-//! Warm VMs: a housekeeping thread keeps a few blank runtimes (context, natives and the
-//! prelude; no user code, no session) ready so a new cell skips creating one. A warm VM
-//! is bound to exactly one cell and dropped with it, never reused.
-//!
-//! Finished VMs are freed by the worker that finished them, after the caller has its
-//! answer. Freeing on the housekeeper as well was measured: on two cores it then could not
-//! keep up with refills, and a trivial cell built its VM inline (~180 µs per turn instead
-//! of ~40 µs). At most one refill request is outstanding.
+//! Warm VMs: a housekeeping thread keeps a few blank runtimes (context, natives, prelude;
+//! no user code, no session) ready so a new cell skips creating one. A warm VM is bound
+//! to exactly one cell and dropped with it, never reused; at most one refill is pending.
 
 use crate::guest::vm::{StartError, Vm};
 use crossbeam_channel::{unbounded, Sender};

@@ -1,12 +1,6 @@
-//! Abort signals of exec/wait calls, by the token of the call's result promise.
-//!
-//! Why a table and not a napi function per call: each napi function is a new V8 function
-//! template plus a weak finalizer handle, made on the Node thread for every exec/wait that
-//! has a signal and kept until it settles. With the stress test's 1,000 concurrent cells
-//! that was a third of the Node heap a pending call holds (2.7 KB against 1.9 KB with this
-//! table, the caller's own AbortSignal included), and more for V8's scavenges to copy.
-//! The binding's listener is a plain JS closure that calls the session's one abort
-//! function with the token; the entry goes when the call's result is taken.
+//! Abort signals of exec/wait calls, in one table keyed by the token of the call's result
+//! promise: the binding's listener is a plain JS closure calling the session's one abort
+//! function with that token, and the entry goes when the call's result is taken.
 
 use crate::run::cell::Cell;
 use std::collections::HashMap;

@@ -1,20 +1,6 @@
-//! `resultBudgetChars` (SPEC §7, API.md `CallOptions`): fits a whole exec/wait result
-//! into a model's per-result limit. The envelope (status, ids, code, telemetry,
-//! pendingToolCalls, nestedCalls, JSON punctuation) is reserved first; output and the
-//! value or error are then projected into what is left with the same rules as the byte
-//! budget (truncation markers, ` [error truncated]`, unused share passing over).
-//!
-//! Decisions:
-//! - Characters are UTF-16 code units of the compact JSON (what JavaScript's
-//!   `JSON.stringify(result).length` counts); `omittedBytes` in markers stays UTF-8 bytes.
-//! - When the value/error cannot fit even minimally beside the full envelope, the
-//!   display-only `nestedCalls` go first, then `pendingToolCalls`, then the output. If
-//!   not even that fits, the result is `failed` (`output_limit_exceeded`) with
-//!   [`STATUS_CANNOT_FIT`], and a waiting run is reported so the caller can drop it.
-//! - An already-truncated value, output marker or error is cut further, never wrapped
-//!   in a second marker.
-//! - Numbers in exponent form may print one character longer in `JSON.stringify`
-//!   (`1e+21`) than here (`1e21`); no other difference is known.
+//! `resultBudgetChars` (docs/contract.md, Output budget): fits a whole exec/wait result,
+//! envelope first, into a model's per-result limit in UTF-16 code units, with the byte
+//! budget's marker rules. Decisions: docs/design.md, Model result budget.
 
 use crate::error::CodeModeError;
 use crate::run::cell::Responder;

@@ -1,6 +1,6 @@
-//! The process-wide store of parked runs (SPEC §8). A parked run is a live VM, not a
-//! serialised heap: parking and resuming are O(1). The store bounds how many runs may be
-//! parked or resuming at once, scopes each to the session that made it, and expires them.
+//! The process-wide store of parked runs (docs/contract.md, Suspension and wait): live VMs,
+//! so parking and resuming are O(1). It bounds how many runs may be parked or resuming at
+//! once, scopes each to the session that made it, and expires them.
 
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::run::cell::Cell;

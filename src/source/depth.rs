@@ -1,7 +1,6 @@
-//! Keeps oxc from overflowing a stack: its parser and passes recurse once per nesting level
-//! and have no limit. Front-end work runs on a stack sized for its source (grown with
-//! `stacker` when the current one is short), and an AST deeper than [`MAX_DEPTH`] is refused
-//! before any pass after the parse, so those passes need a bounded stack.
+//! Keeps oxc, whose parser and passes recurse once per nesting level without a limit, from
+//! overflowing a stack: front-end work runs on a stack sized for its source (`stacker`), and
+//! an AST deeper than [`MAX_DEPTH`] is refused before any pass after the parse.
 
 use oxc::ast::ast::Program;
 use oxc::ast::AstKind;

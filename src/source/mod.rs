@@ -1,5 +1,6 @@
-//! The source front-end (SPEC §2–§3): exec input validation, then module-access,
-//! shell and syntax checks and the TypeScript transform, all before any guest runs.
+//! The source front-end (docs/contract.md, Inputs and languages; Source front-end): exec
+//! input validation, then module-access, shell and syntax checks and the TypeScript
+//! transform, all before any guest runs.
 
 pub mod depth;
 pub mod prepare;
@@ -59,7 +60,8 @@ pub struct ExecRequest {
     pub restart_safe: bool,
 }
 
-/// Validates exec input in the order SPEC §2 gives, with its exact messages.
+/// Validates exec input in the order docs/contract.md (Inputs and languages) gives, with
+/// its exact messages.
 pub fn validate_exec_input(
     input: &RawExecInput,
     limits: &Limits,

@@ -1,28 +1,6 @@
-//! Source front-end for code mode cells (SPEC §3.1, §3.3, §3.4).
-//!
-//! A cell is the *body* of an async function, so it is parsed with oxc in the module goal
-//! (top-level `await` is then an await expression, exactly as inside the async wrapper) and
-//! with `allow_return_outside_function` (top-level `return`). Module syntax is refused:
-//! `import` declarations, `import(...)`, `import.meta` and calls of the global `require`
-//! give [`SourceError::ModuleAccess`]; `export` declarations give a syntax error, since they
-//! would be one inside the wrapper.
-//!
-//! Decisions:
-//! - `require` is refused only when it resolves to no user binding (or to an ambient
-//!   `declare`d one): `const require = (x) => x; require("a")` is ordinary code that cannot
-//!   reach a module loader. Callees are looked through parentheses, sequences ending in
-//!   `require`, optional calls, TypeScript `as`/`!`/`satisfies`/`<T>` wrappers; `new
-//!   require(..)` and tagged templates count as calls. Member calls never do.
-//! - Error precedence: an unrecoverable parse (empty AST) is a syntax error; otherwise module
-//!   access found in the recovered AST wins, then the earliest remaining diagnostic or
-//!   `export` statement is reported.
-//! - Positions are 1-based; columns count UTF-16 code units (as JavaScript strings and the
-//!   TypeScript language service do), lines break at `\n`, `\r\n`, `\r`, U+2028 and U+2029.
-//! - JavaScript cells never touch semantic analysis or the transformer, except that a source
-//!   which could spell `require` (it contains `require` or a `\u` escape) gets a semantic
-//!   pass to resolve that name; its diagnostics are left to the engine's own compile.
-//! - Every parse runs through [`with_parsed`]: on a stack sized for the source, refusing
-//!   sources over the size limit and ASTs over the depth limit (see [`super::depth`]).
+//! Source front-end checks of a cell (docs/contract.md, Source front-end): it parses as the
+//! body of an async function; module access and `export` are refused; positions are 1-based
+//! UTF-16. Decisions (require resolution, error precedence): docs/design.md, Source front-end.
 
 use std::cell::RefCell;
 

@@ -1,15 +1,6 @@
-//! TypeScript cells (SPEC §3.3): oxc strips types into JavaScript for the same async
-//! function wrapper, with no type checking and no module resolution.
-//!
-//! The pipeline runs the shared cell checks of [`super::program`] on the TypeScript AST
-//! (so errors carry `user.ts` positions), then `SemanticBuilder` (with enum evaluation, which
-//! the enum transform requires) and oxc's TypeScript transform with ES-next output, and
-//! prints with comments off. Enums become IIFEs, namespaces become functions, parameter
-//! properties become assignments; everything else typed is erased. Legacy
-//! (`experimentalDecorators`) decorators are lowered by oxc to calls of `decorate` helpers,
-//! which oxc imports from `@oxc-project/runtime`; a cell cannot import, so those imports are
-//! replaced by function declarations (written here) appended to the output. Any other helper
-//! import is a transform error.
+//! TypeScript cells (docs/contract.md, Source front-end): oxc strips types into JavaScript
+//! for the same async-function wrapper, with no type checking and no module resolution.
+//! Pipeline and decorator helpers: docs/design.md, Source front-end.
 
 use std::path::Path;
 use std::sync::OnceLock;

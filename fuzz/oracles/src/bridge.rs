@@ -1,4 +1,4 @@
-//! The JSON bridge adapter (SPEC §5) through a real VM: host JSON must reach the guest as
+//! The JSON bridge adapter (docs/contract.md, Bridge) through a real VM: host JSON must reach the guest as
 //! `JSON.parse` sees it and come back equal on every channel, a decoded guest value must
 //! become the JSON `values` predicts, and every text handed over must be JSON serde_json reads.
 

@@ -1,8 +1,6 @@
-//! The source front-end (SPEC §2–§3): exec input validation, module access, the shell
-//! classifier, the TypeScript transform and syntax-error locations. Never a panic; a
-//! syntax error points inside the source; JavaScript passes through byte-identical; the
-//! transform's output is a JavaScript cell without module access; module access is found
-//! on the AST wherever it is added; the shell verdict ignores leading comment lines.
+//! The source front-end (docs/contract.md, Inputs and languages; Source front-end): never a
+//! panic, syntax errors point inside the source, JavaScript passes through byte-identical,
+//! module access is found wherever it is, and TypeScript output has none.
 
 use crate::bytes::Bytes;
 use codemode_native::error::{messages, ErrorCode};

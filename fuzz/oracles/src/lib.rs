@@ -1,6 +1,6 @@
 //! Invariant checks behind the `cargo fuzz` targets and the corpus replay (`tests/fuzz_corpus.rs`):
 //! each `check_*` drives one part of codemode-native with arbitrary bytes and panics when an
-//! invariant of SPEC §3–§7 breaks, so a fuzzer crash and a failing replay are the same finding.
+//! invariant of docs/contract.md (inputs through the bridge and output budget) breaks, so a fuzzer crash and a failing replay are the same finding.
 
 mod bridge;
 mod bytes;

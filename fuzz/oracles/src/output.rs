@@ -1,8 +1,6 @@
-//! The output budget and result projection (SPEC §7): across partial and final results the
-//! delivered compact-JSON bytes never pass `maxOutputBytes`, markers carry a char-boundary
-//! prefix of the original and the exact omitted count, an oversized error keeps its lead
-//! and ends in ` [error truncated]`, nothing valid becomes U+FFFD, a failure stays
-//! `failed`, and `output_limit_exceeded` only when not even markers fit.
+//! The output budget and result projection (docs/contract.md, Output budget): delivered
+//! bytes never pass `maxOutputBytes`, markers are exact and cut on char boundaries, errors
+//! keep their lead, failures stay `failed`, `output_limit_exceeded` only as a last resort.
 
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
-//! JSON Schema → hints, quick index and `.d.ts` (SPEC §4): never a panic, input hints
-//! ≤ 300 chars, output hints ≤ 850 and complete, the index ≤ its budget, and every text
-//! valid-looking TypeScript on one line (declaration files parse as `.d.ts`).
+//! JSON Schema → hints, quick index and `.d.ts` (docs/contract.md, Catalog and search): no
+//! panic, input hints ≤ 300 chars, output hints ≤ 850 and complete, the index ≤ its budget,
+//! every text valid-looking TypeScript on one line (declaration files parse as `.d.ts`).
 
 use oxc::span::SourceType;
 use serde_json::{json, Map, Value};

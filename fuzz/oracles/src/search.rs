@@ -1,5 +1,5 @@
-//! `catalog.search` over a fuzzed catalog (SPEC §4): never a panic, results are distinct
-//! catalog entries, at most `limit`, deterministic, a shorter limit gives a prefix of a
+//! `catalog.search` over a fuzzed catalog (docs/contract.md, Catalog and search): no panic,
+//! distinct entries, at most `limit`, deterministic, a shorter limit gives a prefix of a
 //! longer one, and a query that is exactly a tool or callable name returns just that tool.
 
 use serde_json::json;

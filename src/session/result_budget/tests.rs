@@ -1,3 +1,5 @@
+//! Unit tests of `resultBudgetChars` projection: envelope reservation, drop order, markers.
+
 use super::*;
 
 fn telemetry() -> Value {

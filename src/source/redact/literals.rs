@@ -1,10 +1,6 @@
-//! Finds credential literals in a parsed cell: string literals and expression-free
-//! template literals that initialise, are assigned to, default, or are compared with a
-//! credential-named binding or property (`const API_TOKEN = "…"`, `{ apiKey: "…" }`,
-//! `cfg.password = "…"`, `function f(token = "…")`, `if (secret === "…")`), also through
-//! `??`/`||` fallbacks, conditionals, arrays and TypeScript wrappers; and the value after
-//! a credential-named string argument (`headers.set("Authorization", "…")`).
-//! Computations, numbers, booleans, `null` and templates with expressions are kept.
+//! Finds credential literals in a parsed cell: expression-free string or template literals
+//! that initialise, are assigned to, default or are compared with a credential-named binding
+//! or property, and the value after a credential-named string argument (docs/design.md).
 
 use super::names::is_sensitive_name;
 use crate::source::program::{self, Language};

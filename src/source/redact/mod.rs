@@ -1,13 +1,6 @@
-//! Source redaction for session history (`redactSource`) and the session's nested-call
-//! previews and events. Masks are the full literal or token (`"[REDACTED]"` keeps the
-//! literal's quotes), so redacting a redacted text changes nothing.
-//!
-//! Three layers, applied in order: credential literals found in the oxc AST (source only;
-//! an unparsable source skips this layer), then recognisable tokens, JSON-style
-//! `"apiKey": "…"` pairs, registered secrets and configured patterns over the whole text. Text-layer matches that lie inside an
-//! existing mask are ignored, which keeps the result stable under repetition.
-//! Configured patterns use the Rust `regex` syntax (RE2-like: no look-around or
-//! back-references); an invalid one is an `invalid_input` error naming it.
+//! Source redaction for session history (`redactSource`) and nested-call previews: AST
+//! credential literals first (source only), then text-wide tokens, secrets and patterns.
+//! Masks cover the full literal or token, so redacting a redacted text changes nothing.
 
 mod literals;
 mod names;

@@ -1,3 +1,5 @@
+//! Unit tests of source redaction: AST literals, text-wide tokens, secrets and patterns.
+
 use super::*;
 
 fn redact(code: &str) -> String {

@@ -1,7 +1,6 @@
-//! Recognisable credential tokens, masked wherever they appear (string contents,
-//! comments, identifiers, plain text): provider API keys, GitHub and Slack tokens, AWS
-//! access key ids, JWTs and PEM private-key blocks. The patterns ask for enough body
-//! characters that ordinary words (`task-list`, `sk-learn`) never match.
+//! Recognisable credential tokens, masked wherever they appear: provider API keys, GitHub
+//! and Slack tokens, AWS access key ids, JWTs and PEM private-key blocks. Patterns demand
+//! enough body characters that ordinary words (`task-list`, `sk-learn`) never match.
 
 use regex::Regex;
 use std::sync::LazyLock;
