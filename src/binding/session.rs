@@ -19,15 +19,21 @@ use napi_derive::napi;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock, Weak};
 
-/// The host glue's modules (`glue/*.js`), each a script whose value is its factory; the
-/// entry (`glue/host.js`) takes them by name and returns the session factory.
-const GLUE_MODULES: [(&str, &str); 4] = [
-    ("events", include_str!("glue/events.js")),
-    ("invoke", include_str!("glue/invoke.js")),
-    ("options", include_str!("glue/options.js")),
-    ("mcp", include_str!("glue/mcp.js")),
-];
-const HOST_GLUE: &str = include_str!("glue/host.js");
+/// The host glue: its entry (`glue/host.js`) applied to its modules (`glue/*.js`, each a
+/// function expression whose value is the module's factory), compiled as one script whose
+/// value is the session factory.
+const HOST_GLUE: &str = concat!(
+    include_str!("glue/host.js"),
+    "({\nevents: ",
+    include_str!("glue/events.js"),
+    ",\ninvoke: ",
+    include_str!("glue/invoke.js"),
+    ",\noptions: ",
+    include_str!("glue/options.js"),
+    ",\nmcp: ",
+    include_str!("glue/mcp.js"),
+    "})"
+);
 const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
@@ -605,12 +611,7 @@ fn create_glue<'env>(
     held: &Held,
     watches: &Arc<AbortWatches>,
 ) -> Result<Object<'env>> {
-    let mut modules = Object::new(env)?;
-    for (name, source) in GLUE_MODULES {
-        modules.set_named_property(name, env.run_script::<_, Unknown>(source)?)?;
-    }
-    let entry: Function<Object, Function<GlueFactoryArgs, Object>> = env.run_script(HOST_GLUE)?;
-    let factory = entry.call(modules)?;
+    let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
     let done_pending = pending.clone();
     let done = env.create_function_from_closure("done", move |ctx| {
         let token: u32 = ctx.get(0)?;
