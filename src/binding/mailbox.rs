@@ -233,7 +233,7 @@ impl Drop for Settle {
     }
 }
 
-/// A letter as the glue reads it: `[kind, ...fields]` (kinds in `host_glue.js`, `take`).
+/// A letter as the glue reads it: `[kind, ...fields]` (kinds in `glue/host.js`, `take`).
 impl ToNapiValue for Letter {
     unsafe fn to_napi_value(env: sys::napi_env, letter: Self) -> Result<sys::napi_value> {
         // SAFETY (all calls below): `env` is the live env napi passed in, on its thread.

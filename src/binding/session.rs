@@ -20,8 +20,22 @@ use napi_derive::napi;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock, Weak};
 
-const HOST_GLUE: &str = include_str!("host_glue.js");
-const MCP_WATCH: &str = include_str!("mcp_watch.js");
+/// The host glue: its entry (`glue/host.js`) applied to its modules (`glue/*.js`, each a
+/// function expression whose value is the module's factory), compiled as one script whose
+/// value is the session factory.
+const HOST_GLUE: &str = concat!(
+    include_str!("glue/host.js"),
+    "({\nevents: ",
+    include_str!("glue/events.js"),
+    ",\ninvoke: ",
+    include_str!("glue/invoke.js"),
+    ",\noptions: ",
+    include_str!("glue/options.js"),
+    ",\nmcp: ",
+    include_str!("glue/mcp.js"),
+    "})"
+);
+const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;

@@ -1,0 +1,117 @@
+// Entry of one CodeModeSession's host glue: wires the modules (events, invoke, options,
+// mcp) into the object Rust calls, and owns the exec/wait promises that mailbox letters
+// settle. Rust talks to it with JSON strings and small integers only, so no JS object
+// ever crosses threads. Compiled on the Node thread; `modules` holds the module factories.
+(function glue(modules) {
+  "use strict";
+  return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList) {
+    const events = modules.events();
+    const calls = modules.invoke({ events, done, pauseBudget, resumeBudget });
+    const options = modules.options({ invoke: calls });
+    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, watchToolList });
+    // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
+    // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
+    // call's abort listener on signal, removed on settling. While any is pending the
+    // scheduler holds the event loop open (the wake-up function is weak, so an idle session
+    // never does).
+    const results = new Map();
+
+    function settle(token, text, runId, status) {
+      const entry = results.get(token);
+      if (entry === undefined) return;
+      results.delete(token);
+      if (entry.signal !== null) {
+        // A caller's signal-like object may throw here; the result must still arrive.
+        try {
+          entry.signal.removeEventListener("abort", entry.listener);
+        } catch (_) {}
+      }
+      scheduler.hold(-1);
+      events.runStatus(runId, status);
+      entry.resolve(JSON.parse(text));
+    }
+
+    // One letter from the mailbox (kinds: mailbox.rs, `Letter`); false once it is empty.
+    function take() {
+      const letter = nextLetter();
+      if (letter === null || letter === undefined) return false;
+      switch (letter[0]) {
+        case 0:
+          calls.invoke(letter[1], letter[2], letter[3], letter[4], letter[5], letter[6], letter[7], letter[8], letter[9]);
+          break;
+        case 1:
+          calls.abort(letter[1]);
+          break;
+        case 2:
+          events.emitJson(letter[1]);
+          break;
+        case 3:
+          settle(letter[1], letter[2], letter[3], letter[4]);
+          break;
+      }
+      return true;
+    }
+
+    return {
+      // Called through the mailbox's wake-up when its first letter arrives.
+      wake() {
+        scheduler.wake(take);
+      },
+      // A pending exec/wait result, settled by `settle`.
+      open(token, owner) {
+        return new Promise((resolve) => {
+          results.set(token, { resolve, owner, signal: null, listener: null });
+          scheduler.hold(1);
+        });
+      },
+      normalizeOptions(input) {
+        const normalized = options.normalizeOptions(input);
+        calls.setPolicy(normalized.beforeToolCall);
+        events.setListener(normalized.onEvent);
+        normalized.commit();
+        mcp.setServers(normalized.servers);
+        return normalized.text;
+      },
+      startMcp: mcp.start,
+      close: mcp.close,
+      afterMcp: mcp.afterLoad,
+      refreshMcp: mcp.refresh,
+      readScriptOptions: options.readScriptOptions,
+      fail(message) {
+        throw options.invalid(message);
+      },
+      rejected(message) {
+        return Promise.reject(options.invalid(message));
+      },
+      setRedactor: events.setRedactor,
+      addTools: options.addTools,
+      readExecInput: options.readExecInput,
+      readWaitInput: options.readWaitInput,
+      readCallOptions: options.readCallOptions,
+      // The listener belongs to one exec/wait call: `settle` removes it, so a signal reused
+      // across many calls (one per model turn, say) holds none. Returns whether there is a
+      // signal to listen to. The cell has already started: a throwing options getter or
+      // signal-like object must not turn this exec into an exception while its run goes on
+      // unseen; the call then just cannot be aborted.
+      onAbort(callOptions, token) {
+        try {
+          const signal = callOptions && callOptions.signal;
+          const entry = results.get(token);
+          if (!signal || typeof signal.addEventListener !== "function" || entry === undefined) return false;
+          const listener = () => abortCall(token);
+          signal.addEventListener("abort", listener, { once: true });
+          if (typeof signal.removeEventListener === "function") {
+            entry.signal = signal;
+            entry.listener = listener;
+          }
+          return true;
+        } catch (_) {
+          return false;
+        }
+      },
+      emit: events.emitJson,
+      invoke: calls.invoke,
+      abort: calls.abort,
+    };
+  };
+})

@@ -1,0 +1,248 @@
+// Calls into host code: the registries of tools and surfaces (indices are Rust's and never
+// reused), each call's ctx, the beforeToolCall policy, the fixed refusals (node shell
+// commands, skill paths leaving the skill) and BigInt-safe conversion of results to JSON.
+(function invoke(deps) {
+  "use strict";
+  const { events, done, pauseBudget, resumeBudget } = deps;
+  // Catalog tools by host index, and everything else called like one (namespace leaves,
+  // MCP tools and operations, nodes, skills, Swarm): { name, source, execute }.
+  const definitions = [];
+  const surfaces = [];
+  // Calls in flight by call id: { controller, aborted }.
+  const controllers = new Map();
+  let beforeToolCall = null;
+
+  // Guest BigInts cross as decimal strings; a tool's BigInts (also boxed ones) do the same.
+  // The replacer only runs after a plain stringify threw, so the usual path stays fast.
+  const bigintValueOf = BigInt.prototype.valueOf;
+  function bigintAsString(_key, value) {
+    if (typeof value === "bigint") return value.toString();
+    if (value !== null && typeof value === "object") {
+      try {
+        return bigintValueOf.call(value).toString();
+      } catch (_) {
+        // Not a boxed BigInt.
+      }
+    }
+    return value;
+  }
+  function toJsonText(value) {
+    try {
+      return JSON.stringify(value);
+    } catch (error) {
+      if (!(error instanceof TypeError) || !/BigInt/i.test(String(error.message))) throw error;
+      return JSON.stringify(value, bigintAsString);
+    }
+  }
+
+  function plainJson(value) {
+    const text = toJsonText(value === undefined ? null : value);
+    return text === undefined ? null : JSON.parse(text);
+  }
+
+  function errorText(error) {
+    try {
+      if (error instanceof Error) return String(error.message);
+      if (typeof error === "string") return error;
+      return JSON.stringify(error) ?? String(error);
+    } catch (_) {
+      return "tool failed with an unreadable error";
+    }
+  }
+
+  function abortReason() {
+    return new Error("code mode execution aborted");
+  }
+
+  // ctx.signal: an own, enumerable accessor (so destructuring and `{ ...ctx }` see it)
+  // whose AbortController is made on first read; most tools never read it. One getter for
+  // every ctx: a getter made per call gives each ctx its own shape, which V8 stores as a
+  // slow dictionary (770 B a ctx instead of 310, and twice the time to build).
+  const CALL = Symbol("codemode.toolCall");
+  const SIGNAL_PROPERTY = {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const call = this !== null && typeof this === "object" ? this[CALL] : undefined;
+      if (call === undefined) return undefined;
+      if (call.controller === null) {
+        call.controller = new AbortController();
+        if (call.aborted) call.controller.abort(abortReason());
+      }
+      return call.controller.signal;
+    },
+  };
+
+  class BlockedCall extends Error {}
+
+  // beforeToolCall may block the call or rewrite its input before the tool runs.
+  async function withPolicy(definition, toolName, callableName, inputJson, callId, ctx) {
+    let input = JSON.parse(inputJson);
+    const decision = await beforeToolCall({ toolName, callableName, input: plainJson(input), callId });
+    if (decision !== null && typeof decision === "object") {
+      if (decision.block !== undefined && decision.block !== null && decision.block !== false) {
+        const reason = typeof decision.block === "string" ? decision.block : "blocked by policy";
+        // The addon's own text names the tool as the guest called it; the reason is the
+        // policy's and passes unchanged.
+        throw new BlockedCall('Tool "' + callableName + '" was blocked before execution: ' + reason);
+      }
+      if (Object.prototype.hasOwnProperty.call(decision, "input")) input = plainJson(decision.input);
+    }
+    return definition.execute(input, ctx);
+  }
+
+  function addSurface(name, source, execute) {
+    surfaces.push({ name, source, execute });
+    return surfaces.length - 1;
+  }
+
+  // The surfaces of the nodes, skills and swarm hosts (already checked to have their
+  // methods), by operation: their host indices.
+  const hostSurfaces = {
+    nodes(nodes) {
+      return {
+        list: addSurface("nodes.list", "nodes", async (_input, ctx) => {
+          const list = await nodes.list(ctx);
+          if (!Array.isArray(list)) throw new Error("nodes.list returned a value that is not an array.");
+          return list;
+        }),
+        invoke: addSurface("nodes.invoke", "nodes", async (input, ctx) => {
+          const command = input.command;
+          // The generic surface never runs shell commands: those go through the exec tool.
+          if (command === "system.run" || command === "exec") {
+            throw new Error('node command "' + command + '" is reserved for the exec tool and cannot run from code mode.');
+          }
+          return nodes.invoke(String(input.nodeId), command, input.params === undefined ? null : input.params, ctx);
+        }),
+      };
+    },
+    skills(skills) {
+      return {
+        list: addSurface("skills.list", "skills", (_input, ctx) => skills.list(ctx)),
+        read: addSurface("skills.read", "skills", async (input, ctx) => {
+          const rel = typeof input.relativePath === "string" ? input.relativePath : undefined;
+          if (rel !== undefined && (rel.startsWith("/") || rel.split(/[\\/]/).includes(".."))) {
+            throw new Error("skills.read relativePath must stay inside the skill.");
+          }
+          return skills.read(String(input.name), rel, ctx);
+        }),
+      };
+    },
+    // `methods`: the optional ones (phase, log) the host has.
+    swarm(swarm, methods) {
+      const ops = { run: addSurface("agents.run", "swarm", (input, ctx) => swarm.run(input, ctx)) };
+      for (const method of methods) {
+        ops[method] = addSurface(method, "swarm", async (input, ctx) => {
+          await swarm[method](String(input), ctx);
+          return null;
+        });
+      }
+      return ops;
+    },
+  };
+
+  // Calls tool `index` (a surface if `surface`) and reports to Rust with done(token, ok,
+  // text) exactly once: a throw, a rejection or a result that is not JSON is a failed call.
+  function invoke(index, surface, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
+    const definition = surface ? surfaces[index] : definitions[index];
+    const toolName = definition.name;
+    // The call's abort state; ctx.signal makes its controller on first read (already
+    // aborted if the call was cancelled before that).
+    const call = { controller: null, aborted: false };
+    controllers.set(callId, call);
+    const listening = events.listening();
+    const started = listening ? Date.now() : 0;
+    // Open pauseBudget() windows of this call; each resume function closes its own once,
+    // and the call's end closes whatever is still open.
+    let pauses = 0;
+    let settled = false;
+    const parent = parentCallId === "" ? undefined : parentCallId;
+    const ctx = { callId, parentCallId: parent, runId, sessionId };
+    Object.defineProperty(ctx, "signal", SIGNAL_PROPERTY);
+    Object.defineProperty(ctx, CALL, { value: call });
+    ctx.onUpdate = (partial) => {
+      if (settled || !events.listening()) return;
+      let value;
+      try {
+        value = plainJson(partial);
+      } catch (_) {
+        return;
+      }
+      events.toolCallUpdate(runId, callId, value);
+    };
+    ctx.pauseBudget = () => {
+      pauseBudget(token);
+      pauses++;
+      let open = true;
+      return () => {
+        if (open && pauses > 0) {
+          open = false;
+          pauses--;
+          resumeBudget(token);
+        }
+      };
+    };
+    if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, definition.source || "openclaw", inputJson);
+    const finish = (ok, text) => {
+      if (settled) return;
+      settled = true;
+      controllers.delete(callId);
+      for (; pauses > 0; pauses--) resumeBudget(token);
+      events.toolCallEnd(runId, callId, ok ? "ok" : call.aborted ? "cancelled" : "error", listening ? Date.now() - started : 0, text);
+      done(token, ok, text);
+    };
+    const succeed = (value) => {
+      let text;
+      try {
+        text = toJsonText(value === undefined ? null : value);
+      } catch (e) {
+        finish(false, "tool returned a value that is not JSON: " + errorText(e));
+        return;
+      }
+      finish(true, text === undefined ? "null" : text);
+    };
+    const fail = (error) => finish(false, errorText(error));
+    // Without a policy hook the tool starts in this tick (one hop fewer per call); a
+    // synchronous throw is still a failed call, never an exception out of invoke.
+    let result;
+    try {
+      result = beforeToolCall === null ? definition.execute(JSON.parse(inputJson), ctx) : withPolicy(definition, toolName, callableName, inputJson, callId, ctx);
+      if (result !== null && typeof result === "object" && typeof result.then === "function") {
+        Promise.resolve(result).then(succeed, fail);
+        return;
+      }
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    succeed(result);
+  }
+
+  return {
+    toJsonText,
+    plainJson,
+    errorText,
+    addSurface,
+    hostSurfaces,
+    invoke,
+    // Tools register once Rust accepted their specs, so host indices match Rust's count.
+    definitionCount() {
+      return definitions.length;
+    },
+    addDefinitions(tools) {
+      for (const tool of tools) definitions.push(tool);
+    },
+    setPolicy(hook) {
+      beforeToolCall = typeof hook === "function" ? hook : null;
+    },
+    // Cancels call `callId`: its ctx.signal aborts (now, or when first read).
+    abort(callId) {
+      const call = controllers.get(callId);
+      if (call !== undefined) {
+        controllers.delete(callId);
+        call.aborted = true;
+        if (call.controller !== null) call.controller.abort(abortReason());
+      }
+    },
+  };
+})

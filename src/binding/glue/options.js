@@ -1,0 +1,284 @@
+// Validation of what the host passes in: session options (tools, namespaces, hosts, MCP
+// servers, hooks), exec/wait inputs and call options. Errors are TypeErrors with code
+// "invalid_input" naming the offending path; Rust receives plain JSON text only.
+(function options(deps) {
+  "use strict";
+  const { invoke } = deps;
+  const MAX_NAMESPACE_DEPTH = 8;
+  const MAX_NAMESPACE_LEAVES = 2000;
+  // Options this version refuses rather than ignores.
+  const NOT_YET = [];
+
+  function invalid(message) {
+    const error = new TypeError(message);
+    error.code = "invalid_input";
+    return error;
+  }
+
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  function optionalString(value, path) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string") throw invalid(path + " must be a string.");
+    return value;
+  }
+
+  // Schemas are checked for type here and serialised once, with the whole option set;
+  // only if that fails is each one serialised alone, to name the culprit.
+  function schemaOrUndefined(value, path) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "object" && typeof value !== "boolean") throw invalid(path + " must be a JSON Schema object or boolean.");
+    return value;
+  }
+
+  function serialize(value, specs) {
+    try {
+      return JSON.stringify(value);
+    } catch (e) {
+      for (const spec of specs) {
+        for (const key of ["parameters", "outputSchema"]) {
+          try {
+            JSON.stringify(spec[key]);
+          } catch (inner) {
+            throw invalid("tools[" + spec.hostIndex + "]." + key + " must be plain JSON: " + inner.message);
+          }
+        }
+      }
+      throw invalid("options must be plain JSON: " + e.message);
+    }
+  }
+
+  // Returns the specs for Rust; `commit()` registers the definitions, and is called only
+  // once Rust accepted them, so host indices never drift from Rust's count.
+  function normalizeTools(list, path) {
+    if (list === undefined || list === null) return { specs: [], commit() {} };
+    if (!Array.isArray(list)) throw invalid(path + " must be an array of tool definitions.");
+    const specs = [];
+    const pending = [];
+    const base = invoke.definitionCount();
+    list.forEach((tool, i) => {
+      const at = path + "[" + i + "]";
+      if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
+      if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (typeof tool.execute !== "function") throw invalid(at + ".execute must be a function.");
+      const source = tool.source === undefined ? "openclaw" : tool.source;
+      if (source !== "openclaw" && source !== "client") throw invalid(at + '.source must be "openclaw" or "client".');
+      for (const flag of ["directOnly", "replaySafe"]) {
+        if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
+      }
+      specs.push({
+        hostIndex: base + pending.length,
+        name: tool.name,
+        description: optionalString(tool.description, at + ".description") || "",
+        label: optionalString(tool.label, at + ".label"),
+        parameters: schemaOrUndefined(tool.parameters, at + ".parameters"),
+        outputSchema: schemaOrUndefined(tool.outputSchema, at + ".outputSchema"),
+        source,
+        directOnly: tool.directOnly === true,
+        replaySafe: tool.replaySafe === true,
+      });
+      pending.push(tool);
+    });
+    return {
+      specs,
+      commit() {
+        invoke.addDefinitions(pending);
+      },
+    };
+  }
+
+  // Leaves are called with (args, ctx) and `this` set to the object holding them.
+  function namespaceLeaves(scope, path, at, out, depth) {
+    if (depth > MAX_NAMESPACE_DEPTH) throw invalid(at + " is nested more than " + MAX_NAMESPACE_DEPTH + " levels deep.");
+    for (const key of Object.keys(scope)) {
+      const value = scope[key];
+      const here = path.concat([key]);
+      if (typeof value === "function") {
+        if (out.length >= MAX_NAMESPACE_LEAVES) throw invalid(at + " has more than " + MAX_NAMESPACE_LEAVES + " functions.");
+        out.push({ path: here, fn: value, holder: scope });
+      } else if (isObject(value)) {
+        namespaceLeaves(value, here, at + "." + key, out, depth + 1);
+      }
+    }
+  }
+
+  function normalizeNamespaces(list) {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw invalid("namespaces must be an array of namespace definitions.");
+    return list.map((ns, i) => {
+      const at = "namespaces[" + i + "]";
+      if (!isObject(ns)) throw invalid(at + " must be an object.");
+      if (typeof ns.globalName !== "string") throw invalid(at + ".globalName must be a string.");
+      if (!isObject(ns.scope)) throw invalid(at + ".scope must be an object whose leaves are functions.");
+      const leaves = [];
+      namespaceLeaves(ns.scope, [], at + ".scope", leaves, 1);
+      const name = ns.globalName;
+      return {
+        globalName: name,
+        description: optionalString(ns.description, at + ".description") || "",
+        prompt: optionalString(ns.prompt, at + ".prompt") || "",
+        leaves: leaves.map((leaf) => ({
+          path: leaf.path,
+          hostIndex: invoke.addSurface(name + "." + leaf.path.join("."), "namespace", (input, ctx) => leaf.fn.call(leaf.holder, input, ctx)),
+        })),
+      };
+    });
+  }
+
+  function requireHost(value, name, methods) {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== "object" && typeof value !== "function") throw invalid(name + " must be an object.");
+    for (const method of methods) {
+      if (typeof value[method] !== "function") throw invalid(name + "." + method + " must be a function.");
+    }
+    return value;
+  }
+
+  function normalizeSwarm(swarm) {
+    if (requireHost(swarm, "swarm", ["run"]) === null) return null;
+    const methods = [];
+    for (const method of ["phase", "log"]) {
+      if (swarm[method] === undefined || swarm[method] === null) continue;
+      if (typeof swarm[method] !== "function") throw invalid("swarm." + method + " must be a function.");
+      methods.push(method);
+    }
+    return invoke.hostSurfaces.swarm(swarm, methods);
+  }
+
+  // Servers as the MCP driver keeps them: { name, client }, names unique.
+  function normalizeMcpServers(list) {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw invalid("mcpServers must be an array of { name, client }.");
+    const names = new Set();
+    return list.map((server, i) => {
+      const at = "mcpServers[" + i + "]";
+      if (!isObject(server)) throw invalid(at + " must be an object.");
+      if (typeof server.name !== "string" || server.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (names.has(server.name)) throw invalid(at + '.name "' + server.name + '" is used by more than one server.');
+      names.add(server.name);
+      const client = server.client;
+      if (client === null || (typeof client !== "object" && typeof client !== "function")) throw invalid(at + ".client must be an MCP client.");
+      for (const method of ["listTools", "callTool"]) {
+        if (typeof client[method] !== "function") throw invalid(at + ".client." + method + " must be a function.");
+      }
+      return { name: server.name, client };
+    });
+  }
+
+  // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
+  // regex syntax shares written inline. Everything else is checked in Rust.
+  function redactionOptions(redaction) {
+    if (redaction === null || typeof redaction !== "object" || !Array.isArray(redaction.patterns)) return redaction === null ? undefined : redaction;
+    const patterns = redaction.patterns.map((p) => {
+      if (!(p instanceof RegExp)) return p;
+      const flags = ["i", "m", "s"].filter((f) => p.flags.includes(f)).join("");
+      return (flags ? "(?" + flags + ")" : "") + p.source;
+    });
+    return { secrets: redaction.secrets, patterns };
+  }
+
+  // The session options as JSON text for Rust, with the hooks and MCP servers they carry.
+  // Tools and surfaces are registered on the way; `commit()` once Rust accepted the text.
+  function normalizeOptions(options) {
+    if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
+    if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
+    for (const key of NOT_YET) {
+      if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
+    }
+    if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
+      throw invalid("limits must be an object.");
+    }
+    for (const hook of ["beforeToolCall", "onEvent"]) {
+      if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
+    }
+    const beforeToolCall = typeof options.beforeToolCall === "function" ? options.beforeToolCall : null;
+    const onEvent = typeof options.onEvent === "function" ? options.onEvent : null;
+    const tools = normalizeTools(options.tools, "tools");
+    const servers = normalizeMcpServers(options.mcpServers);
+    const surfaceSpecs = {
+      namespaces: normalizeNamespaces(options.namespaces),
+      nodes: requireHost(options.nodes, "nodes", ["list", "invoke"]) === null ? null : invoke.hostSurfaces.nodes(options.nodes),
+      skills: requireHost(options.skills, "skills", ["list", "read"]) === null ? null : invoke.hostSurfaces.skills(options.skills),
+      swarm: normalizeSwarm(options.swarm),
+      mcpServers: servers.map((s) => s.name),
+    };
+    const text = serialize(
+      {
+        events: onEvent !== null,
+        sessionId: options.sessionId,
+        sessionKey: optionalString(options.sessionKey, "sessionKey"),
+        agentId: optionalString(options.agentId, "agentId"),
+        agentRunId: optionalString(options.agentRunId, "agentRunId"),
+        limits: options.limits || undefined,
+        redaction: redactionOptions(options.redaction),
+        tools: tools.specs,
+        surfaces: surfaceSpecs,
+      },
+      tools.specs
+    );
+    return { text, beforeToolCall, onEvent, servers, commit: tools.commit };
+  }
+
+  // Tools added to a live session: their specs as JSON text; registered on return.
+  function addTools(list) {
+    const tools = normalizeTools(list, "tools");
+    const text = serialize(tools.specs, tools.specs);
+    tools.commit();
+    return text;
+  }
+
+  function budgetOption(value) {
+    if (value === undefined || value === null) return undefined;
+    return typeof value === "number" && Number.isFinite(value) ? value : "invalid";
+  }
+
+  function field(input, key) {
+    if (!Object.prototype.hasOwnProperty.call(input, key) || input[key] === undefined || input[key] === null) return { kind: "absent" };
+    const value = input[key];
+    return { kind: typeof value, value: typeof value === "string" || typeof value === "boolean" ? value : null };
+  }
+
+  return {
+    invalid,
+    isObject,
+    normalizeOptions,
+    addTools,
+    readScriptOptions(options) {
+      const o = options !== null && typeof options === "object" ? options : {};
+      const int = (v) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
+      return JSON.stringify({
+        language: typeof o.language === "string" ? o.language : undefined,
+        wallClockMs: int(o.wallClockMs),
+        maxToolCalls: int(o.maxToolCalls),
+        aborted: !!(o.signal && o.signal.aborted),
+      });
+    },
+    // What exec received, field by field (types are judged in Rust).
+    readExecInput(input) {
+      if (input === null || typeof input !== "object") return JSON.stringify({ notAnObject: true });
+      return JSON.stringify({
+        code: field(input, "code"),
+        command: field(input, "command"),
+        language: field(input, "language"),
+        restartSafe: field(input, "restartSafe"),
+      });
+    },
+    readWaitInput(input) {
+      if (input === null || typeof input !== "object") return null;
+      const runId = input.runId !== undefined ? input.runId : input.run_id;
+      return typeof runId === "string" ? runId : null;
+    },
+    readCallOptions(options) {
+      if (options === undefined || options === null || typeof options !== "object") return JSON.stringify({});
+      const signal = options.signal;
+      return JSON.stringify({
+        callId: typeof options.callId === "string" ? options.callId : undefined,
+        aborted: !!(signal && signal.aborted),
+        // Non-finite numbers would serialise as null (absent): mark every non-number.
+        resultBudgetChars: budgetOption(options.resultBudgetChars),
+      });
+    },
+  };
+})
