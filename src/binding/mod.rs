@@ -3,6 +3,7 @@
 
 mod config;
 mod errors;
+mod glue;
 mod js_host;
 mod mailbox;
 mod options;

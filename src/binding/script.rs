@@ -2,7 +2,8 @@
 //! budget that drains to completion and never returns `waiting` (docs/contract.md,
 //! Headless scripts and restart-safe cells).
 
-use super::session::{glue_fn, CodeModeSession, Promised, StartFn};
+use super::glue::glue_fn;
+use super::session::{CodeModeSession, Promised, StartFn};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::run::cell::Responder;
 use crate::run::result::early_failure;

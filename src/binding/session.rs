@@ -1,66 +1,28 @@
 //! `CodeModeSession`: converts JS arguments through the session's glue, hands them to the
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
+mod calls;
+
+use super::glue::{create_glue, glue_fail, glue_fn, install_redactor, wake_function, CoreSlot};
 use super::js_host::JsHost;
-use super::mailbox::{Held, Letter, Mailbox, RunSlot, Settle, WakeFn};
+use super::mailbox::{Held, Mailbox, RunSlot};
 use super::options::{
     parse_call_options, parse_exec_input, parse_options, parse_redaction, parse_tool_specs,
 };
 use super::pending::PendingReplies;
 use crate::error::messages;
 use crate::run::cell::{Cell, Responder};
-use crate::run::nested_calls::preview;
-use crate::session::abort_watch::{AbortGate, AbortTarget, AbortWatches};
+use crate::session::abort_watch::AbortWatches;
 use crate::session::core::SessionCore;
-use crate::session::result_budget;
-use crate::source::redact::Redactor;
 use napi::bindgen_prelude::*;
 use napi::JsDeferred;
 use napi_derive::napi;
 use serde_json::Value;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 
-/// The host glue: its entry (`glue/host.js`) applied to its modules (`glue/*.js`, each a
-/// function expression whose value is the module's factory), compiled as one script whose
-/// value is the session factory.
-const HOST_GLUE: &str = concat!(
-    include_str!("glue/host.js"),
-    "({\nevents: ",
-    include_str!("glue/events.js"),
-    ",\ninvoke: ",
-    include_str!("glue/invoke.js"),
-    ",\noptions: ",
-    include_str!("glue/options.js"),
-    ",\nmcp: ",
-    include_str!("glue/mcp.js"),
-    "})"
-);
-const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
-
-/// `glue.onAbort(options, token)`: true if it listens to a signal.
-type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
-/// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
-/// watchToolList)`.
-type GlueFactoryArgs<'a> = FnArgs<(
-    Function<'a, (), ()>,
-    Function<'a, (), ()>,
-    Function<'a, (), ()>,
-    Function<'a, (), ()>,
-    Function<'a, (), Option<Letter>>,
-    Function<'a, (), ()>,
-    Object<'a>,
-    Unknown<'a>,
-)>;
-
-/// Where the glue's `mcpLoaded` finds the session core (created after the glue).
-type CoreSlot = Arc<OnceLock<Weak<SessionCore>>>;
 /// Starts a cell (exec or wait) for a call id and a responder.
 pub(super) type StartFn =
     Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>;
-/// A start deferred until MCP tools are loaded: taken once, by the first callback, on
-/// the Node thread (so no `Send` is needed).
-type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
-
 /// A code-mode session: a catalog of host tools and the runs (cells) that call them.
 #[napi(custom_finalize)]
 pub struct CodeModeSession {
@@ -82,23 +44,8 @@ pub(super) struct Promised<'env> {
     pub token: u32,
 }
 
-/// `open_call`'s outcome.
-enum OpenCall<'env> {
-    /// The promise is already answered: nothing to start.
-    Answered(Object<'env>),
-    /// The caller's call id and the open promise, its responder fitted to the budget.
-    Ready(Option<String>, Promised<'env>),
-}
-
 fn invalid_input(message: &str) -> Error {
     Error::new(Status::InvalidArg, message.to_string())
-}
-
-pub(super) fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
-    glue: &Object<'env>,
-    name: &str,
-) -> Result<Function<'env, Args, R>> {
-    glue.get_named_property(name)
 }
 
 impl CodeModeSession {
@@ -167,213 +114,11 @@ impl CodeModeSession {
         &self.core
     }
 
-    /// An async method's misuse: a promise rejected with the documented `invalid_input`
-    /// error, so `.catch()` sees it like any other failure of the call.
-    fn reject_invalid<'env>(&self, env: &'env Env, message: &str) -> Result<Object<'env>> {
-        let glue = self.glue(env)?;
-        let rejected: Function<String, Object> = glue_fn(&glue, "rejected")?;
-        rejected.call(message.to_string())
-    }
-
     pub(super) fn glue<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         match &self.glue {
             Some(glue) => glue.get_value(env),
             None => Err(invalid_input(messages::SESSION_CLOSED)),
         }
-    }
-
-    /// A result promise (opened by the glue) and the responder that settles it from any
-    /// thread through the session's mailbox. When events are on, the glue emits the run's
-    /// final `run_status` just before the promise settles; the run id is known only once
-    /// the cell exists, hence the slot.
-    ///
-    /// `owner` (the JS session object) is kept reachable until the promise settles: a
-    /// session collected mid-run would be closed by its finalizer, aborting the run of a
-    /// caller that still awaits it (`await new CodeModeSession(…).exec(…)`).
-    pub(super) fn promised<'env>(
-        &self,
-        env: &'env Env,
-        owner: Option<Object<'env>>,
-    ) -> Result<Promised<'env>> {
-        let run: RunSlot = Arc::default();
-        let settle = Settle::new(&self.mailbox, run.clone());
-        let token = settle.token();
-        let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
-            glue_fn(&self.glue(env)?, "open")?;
-        let promise = open.call(FnArgs::from((token, owner)))?;
-        let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
-        Ok(Promised {
-            responder,
-            promise,
-            run,
-            token,
-        })
-    }
-
-    /// What every exec and wait does before its cell starts, now or after the MCP tools
-    /// load: read the call options, open the result promise and fit its responder to
-    /// `resultBudgetChars`. A bad budget or an already aborted signal answers the promise
-    /// at once.
-    fn open_call<'env>(
-        &self,
-        env: &'env Env,
-        owner: Object<'env>,
-        options: &Option<Unknown>,
-    ) -> Result<OpenCall<'env>> {
-        let call = self.read_call_options(env, options)?;
-        let Promised {
-            responder,
-            promise,
-            run,
-            token,
-        } = self.promised(env, Some(owner))?;
-        let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
-            Ok(None) => responder,
-            Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
-            Err(error) => {
-                responder(crate::run::result::early_failure(
-                    &error,
-                    self.core.telemetry(),
-                ));
-                return Ok(OpenCall::Answered(promise));
-            }
-        };
-        if call.aborted {
-            responder(self.aborted_result());
-            return Ok(OpenCall::Answered(promise));
-        }
-        Ok(OpenCall::Ready(
-            call.call_id,
-            Promised {
-                responder,
-                promise,
-                run,
-                token,
-            },
-        ))
-    }
-
-    /// The shared tail of exec and wait: `open_call`, then the `running` event and abort
-    /// wiring around `start`.
-    fn start_call<'env>(
-        &self,
-        env: &'env Env,
-        owner: Object<'env>,
-        options: Option<Unknown>,
-        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
-    ) -> Result<Object<'env>> {
-        let (call_id, opened) = match self.open_call(env, owner, &options)? {
-            OpenCall::Answered(promise) => return Ok(promise),
-            OpenCall::Ready(call_id, opened) => (call_id, opened),
-        };
-        let cell = start(&self.core, call_id, opened.responder);
-        self.emit_running(env, &cell, &opened.run)?;
-        if let Some(cell) = &cell {
-            self.watch_abort(env, &options, opened.token, AbortTarget::call(cell))?;
-        }
-        Ok(opened.promise)
-    }
-
-    /// Emits `run_status: running` for a cell that just started or resumed.
-    fn emit_running(
-        &self,
-        env: &Env,
-        cell: &Option<Arc<Cell>>,
-        slot: &std::sync::OnceLock<String>,
-    ) -> Result<()> {
-        emit_running(&self.emit, env, cell, slot)
-    }
-
-    /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
-    /// returned now, the cell starts once they are.
-    fn start_after_mcp<'env>(
-        &self,
-        env: &'env Env,
-        owner: Object<'env>,
-        options: Option<Unknown>,
-        start: StartFn,
-    ) -> Result<Object<'env>> {
-        let (call_id, opened) = match self.open_call(env, owner, &options)? {
-            OpenCall::Answered(promise) => return Ok(promise),
-            OpenCall::Ready(call_id, opened) => (call_id, opened),
-        };
-        let Promised {
-            responder,
-            promise,
-            run,
-            token,
-        } = opened;
-        let start: StartFn = Box::new(move |core, _, responder| start(core, call_id, responder));
-        self.defer_until_mcp(env, &options, token, Some(run), start, responder)?;
-        Ok(promise)
-    }
-
-    /// Starts `start` from the glue's `afterMcp` callback, once the MCP tools are loaded.
-    /// An abort (of `options`' signal, for the promise under `token`) that arrives before
-    /// the cell exists is remembered and answered when the callback runs. With a run slot,
-    /// the start emits `run_status: running`.
-    pub(super) fn defer_until_mcp(
-        &self,
-        env: &Env,
-        options: &Option<Unknown>,
-        token: u32,
-        run_slot: Option<RunSlot>,
-        start: StartFn,
-        responder: Responder,
-    ) -> Result<()> {
-        let gate: Arc<AbortGate> = Arc::default();
-        self.watch_abort(env, options, token, AbortTarget::Gate(gate.clone()))?;
-        let state: DeferredStart =
-            std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
-        let core = self.core.clone();
-        let emit = self.emit.clone();
-        let callback = env.create_function_from_closure("afterMcp", move |ctx| {
-            let Some((start, responder)) = state.borrow_mut().take() else {
-                return Ok(());
-            };
-            if gate.is_aborted() || core.is_closed() {
-                let error = crate::error::CodeModeError::aborted();
-                responder(crate::run::result::early_failure(&error, core.telemetry()));
-                return Ok(());
-            }
-            let cell = start(&core, None, responder);
-            if let Some(cell) = &cell {
-                gate.attach(cell);
-            }
-            match &run_slot {
-                Some(slot) => emit_running(&emit, ctx.env, &cell, slot),
-                None => Ok(()),
-            }
-        })?;
-        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)
-    }
-
-    /// Stops `target` when the call options' signal fires before the promise under
-    /// `token` settles (the glue opened that promise, so it knows the token).
-    pub(super) fn watch_abort(
-        &self,
-        env: &Env,
-        options: &Option<Unknown>,
-        token: u32,
-        target: AbortTarget,
-    ) -> Result<()> {
-        let Some(options) = options else {
-            return Ok(());
-        };
-        let on_abort: Function<OnAbortArgs, bool> = glue_fn(&self.glue(env)?, "onAbort")?;
-        // A signal cannot fire while its listener is being added, so registering after is
-        // safe and spares the table an entry for calls without a signal.
-        if on_abort.call(FnArgs::from((*options, token)))? {
-            self.mailbox.watches().watch(token, target);
-        }
-        Ok(())
-    }
-
-    fn aborted_result(&self) -> Value {
-        crate::run::result::early_failure(
-            &crate::error::CodeModeError::aborted(),
-            self.core.telemetry(),
-        )
     }
 }
 
@@ -562,110 +307,4 @@ impl ObjectFinalize for CodeModeSession {
         }
         Ok(())
     }
-}
-
-fn emit_running(
-    emit: &Option<Arc<FunctionRef<String, ()>>>,
-    env: &Env,
-    cell: &Option<Arc<Cell>>,
-    slot: &std::sync::OnceLock<String>,
-) -> Result<()> {
-    let (Some(emit), Some(cell)) = (emit, cell) else {
-        return Ok(());
-    };
-    let _ = slot.set(cell.run_id.clone());
-    let event =
-        serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
-    emit.borrow_back(env)?.call(event.to_string())
-}
-
-/// The glue's `invalid_input` TypeError for `message` (so `err.code` is set).
-fn glue_fail(glue: &Object, message: &str) -> Error {
-    match glue_fn::<String, ()>(glue, "fail") {
-        Ok(fail) => fail
-            .call(message.to_string())
-            .err()
-            .unwrap_or_else(|| invalid_input(message)),
-        Err(error) => error,
-    }
-}
-
-/// Gives the glue the session's redaction for the previews it builds for events.
-fn install_redactor(env: &Env, glue: &Object, redactor: &Arc<Redactor>) -> Result<()> {
-    let redactor = redactor.clone();
-    let redact = env.create_function_from_closure("redactPreview", move |ctx| {
-        let text: String = ctx.get(0)?;
-        Ok(preview(&redactor, &text))
-    })?;
-    let set: Function<Function<String, String>, ()> = glue_fn(glue, "setRedactor")?;
-    set.call(redact)
-}
-
-/// Compiles the host glue and wires its Rust callbacks.
-fn create_glue<'env>(
-    env: &'env Env,
-    pending: &Arc<PendingReplies>,
-    core_slot: &CoreSlot,
-    held: &Held,
-    watches: &Arc<AbortWatches>,
-) -> Result<Object<'env>> {
-    let factory: Function<GlueFactoryArgs, Object> = env.run_script(HOST_GLUE)?;
-    let done_pending = pending.clone();
-    let done = env.create_function_from_closure("done", move |ctx| {
-        let token: u32 = ctx.get(0)?;
-        let ok: bool = ctx.get(1)?;
-        let text: String = ctx.get(2)?;
-        done_pending.complete(token, ok, text);
-        Ok(())
-    })?;
-    let pause_pending = pending.clone();
-    let pause = env.create_function_from_closure("pauseBudget", move |ctx| {
-        pause_pending.pause(ctx.get(0)?);
-        Ok(())
-    })?;
-    let resume_pending = pending.clone();
-    let resume = env.create_function_from_closure("resumeBudget", move |ctx| {
-        resume_pending.resume(ctx.get(0)?);
-        Ok(())
-    })?;
-    let slot = core_slot.clone();
-    let mcp_loaded = env.create_function_from_closure("mcpLoaded", move |ctx| {
-        let report: String = ctx.get(0)?;
-        if let Some(core) = slot.get().and_then(Weak::upgrade) {
-            let report: Value = serde_json::from_str(&report).unwrap_or(Value::Null);
-            core.set_mcp(&report);
-        }
-        Ok(())
-    })?;
-    let held = held.clone();
-    let take =
-        env.create_function_from_closure("take", move |_ctx| Ok(Mailbox::take_held(&held)))?;
-    let watches = watches.clone();
-    let abort = env.create_function_from_closure("abort", move |ctx| {
-        watches.fire(ctx.get(0)?);
-        Ok(())
-    })?;
-    let watch_tool_list: Unknown = env.run_script(MCP_WATCH)?;
-    factory.call(FnArgs::from((
-        done,
-        pause,
-        resume,
-        mcp_loaded,
-        take,
-        abort,
-        super::scheduler::shared(env)?,
-        watch_tool_list,
-    )))
-}
-
-/// The glue's `wake()` as a weak threadsafe function: the mailbox's only way into Node.
-fn wake_function(glue: &Object, held: Held) -> Result<WakeFn> {
-    let wake: Function<(), ()> = glue_fn(glue, "wake")?;
-    wake.build_threadsafe_function::<Arc<Mailbox>>()
-        .weak::<true>()
-        .callee_handled::<false>()
-        .build_callback(move |ctx| {
-            *held.lock() = Some(ctx.value);
-            Ok(())
-        })
 }

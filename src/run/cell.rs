@@ -2,16 +2,19 @@
 //! an actor whose inbox takes host replies, timer fires, deadlines and aborts. Only a turn
 //! on a pool worker touches the VM, and a turn never waits for the host.
 
+mod ending;
+mod inbox;
+mod verdict;
+
 use super::bridge::CellBridge;
-use super::failure::{guest_error_code, guest_error_text_mapped};
 use super::owner::RunOwner;
 use super::protocol::{Event, Inbox};
-use super::result::{self, Outcome, RunMetrics};
-use super::state::{Completion, RunBook};
+use super::result::{Outcome, RunMetrics};
+use super::state::RunBook;
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
 use crate::guest::vm::{StartError, Vm, VmLimits};
-use crate::runtime::watchdog::{self, TurnWatch};
+use crate::runtime::watchdog::TurnWatch;
 use crate::runtime::{pool, timer};
 use crate::source::Language;
 use parking_lot::Mutex;
@@ -225,53 +228,6 @@ impl Cell {
         }
     }
 
-    /// Checks after `watchdog::GRACE` that the turn running now (if any) has returned.
-    /// One check at a time: an earlier one stays, and hands over to a later turn.
-    fn arm_watchdog(self: &Arc<Self>) {
-        self.arm_watchdog_with(self.watch.arming());
-    }
-
-    fn arm_watchdog_with(self: &Arc<Self>, arming: watchdog::Arming) {
-        let mut slot = self.watchdog_timer.lock();
-        if slot.is_some() {
-            return;
-        }
-        let epoch = self.call_epoch();
-        let weak = Arc::downgrade(self);
-        *slot = Some(timer::schedule(
-            Instant::now() + watchdog::GRACE,
-            move || {
-                if let Some(cell) = weak.upgrade() {
-                    cell.watchdog_timer.lock().take();
-                    cell.answer_if_stuck(epoch, arming);
-                }
-            },
-        ));
-    }
-
-    /// The watchdog's check (timer thread). If the call `epoch` is still unanswered and
-    /// the turn it watched computed through the grace without returning, the guest is
-    /// inside something that never reaches the interrupt handler: the call is answered
-    /// now, without the VM, and the worker replaced; the turn retires the VM on return.
-    fn answer_if_stuck(self: &Arc<Self>, epoch: u64, arming: watchdog::Arming) {
-        if !self.is_running() || self.call_epoch() != epoch {
-            return;
-        }
-        match self.watch.judge(arming) {
-            watchdog::Judgement::Idle => {}
-            watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
-            watchdog::Judgement::Stuck => {
-                pool::global().replace_stuck_worker();
-                let error = if self.control.is_aborted() {
-                    CodeModeError::aborted()
-                } else {
-                    CodeModeError::timeout()
-                };
-                self.finish(Err(error));
-            }
-        }
-    }
-
     fn schedule(self: &Arc<Self>) {
         if !self.scheduled.swap(true, Ordering::SeqCst) {
             let cell = self.clone();
@@ -409,336 +365,6 @@ impl Cell {
             Err(error) => Err(start_error(error, self.language)),
         }
     }
-
-    fn apply_events(&self, vm: &Vm) {
-        self.arrivals.store(0, Ordering::SeqCst);
-        let events: Vec<Event> = self.inbox.lock().drain(..).collect();
-        let bridge_admit = !events.is_empty();
-        for event in events {
-            match event {
-                Event::Abort | Event::Deadline => {}
-                Event::HostReply { bridge_id, outcome } => {
-                    let (contracts, callable) = {
-                        let book = self.book.lock();
-                        let call = book.calls.get(&bridge_id);
-                        (
-                            call.and_then(|c| c.contracts.clone()),
-                            call.map(|c| c.callable_name.clone()).unwrap_or_default(),
-                        )
-                    };
-                    let outcome = self.admit_result(contracts.as_deref(), outcome, &callable);
-                    let known = self.book.lock().settle_call(bridge_id, &outcome);
-                    if known {
-                        match &outcome {
-                            Ok(json) => vm.settle(bridge_id, true, json),
-                            Err(failure) => vm.settle(
-                                bridge_id,
-                                false,
-                                &serde_json::json!({ "message": failure.message, "code": failure.code })
-                                    .to_string(),
-                            ),
-                        }
-                    }
-                }
-                Event::Timer { id } => {
-                    if self.book.lock().timers.remove(&id).is_some() {
-                        vm.fire_timer(id);
-                    }
-                }
-            }
-            if self.control.interrupt() != Interrupt::None {
-                return;
-            }
-        }
-        if bridge_admit {
-            if let Some(bridge) = self.bridge.get() {
-                bridge.admit();
-            }
-        }
-    }
-
-    /// A host result on its way into the guest: checked against the declared output of
-    /// the tool the guest called as `callable`, and bounded by `maxOutputBytes` (an
-    /// oversized MCP result is cut inside and keeps its shape; any other becomes the
-    /// marker). A failure's text is the tool's own and passes unchanged.
-    fn admit_result(
-        &self,
-        contracts: Option<&crate::run::contracts::ToolContracts>,
-        outcome: Result<String, crate::run::protocol::HostFailure>,
-        callable: &str,
-    ) -> Result<String, crate::run::protocol::HostFailure> {
-        let json = outcome?;
-        crate::runtime::panic_probe::maybe_panic(&json, crate::runtime::panic_probe::RESULT_MARKER);
-        // V8 escapes a lone surrogate as `\udXXX`, which serde cannot parse (JSON only:
-        // docs/contract.md, Bridge).
-        let json = crate::guest::text::into_well_formed_json(json);
-        if let Some(contracts) = contracts {
-            contracts.check_output(callable, &json)?;
-        }
-        let max = self.owner.limits().max_output_bytes as usize;
-        if json.len() <= max {
-            return Ok(json);
-        }
-        // Only the `MCP` global holds MCP surfaces (it is reserved).
-        let mcp = callable.starts_with("MCP.");
-        if let Some(fitted) = mcp.then(|| crate::mcp::fit_result(&json, max)).flatten() {
-            return Ok(fitted);
-        }
-        Ok(crate::run::output::truncation_marker(&json, max)
-            .map(|marker| marker.to_json_string())
-            .unwrap_or_else(|| "null".to_string()))
-    }
-
-    /// After a bounded spin, true if new events arrived and the turn should go on: host
-    /// replies often come back within microseconds, and a spin is cheaper than a wake-up.
-    fn spin_for_events(&self) -> bool {
-        if !pool::global().is_idle() {
-            return false;
-        }
-        let until = Instant::now() + Duration::from_micros(40);
-        while Instant::now() < until {
-            if self.arrivals.load(Ordering::SeqCst) > 0 {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        false
-    }
-
-    fn verdict(&self, vm: &Vm) -> Verdict {
-        // Whatever the guest caught and whatever calls are still out: a heap that hit its
-        // limit may be in any state, so the run ends here instead of parking.
-        if vm.memory_exhausted() {
-            return Verdict::Finish(Err(self.out_of_memory()));
-        }
-        match self.control.interrupt() {
-            Interrupt::Deadline => return Verdict::Finish(Err(CodeModeError::timeout())),
-            Interrupt::Abort => return Verdict::Finish(Err(CodeModeError::aborted())),
-            Interrupt::Memory => return Verdict::Finish(Err(self.out_of_memory())),
-            Interrupt::None => {}
-        }
-        if self.control.is_aborted() {
-            return Verdict::Finish(Err(CodeModeError::aborted()));
-        }
-        let mut book = self.book.lock();
-        if let Some(fatal) = book.fatal.take() {
-            return Verdict::Finish(Err(fatal));
-        }
-        if let Some(thrown) = book.thrown.take() {
-            return Verdict::Finish(Err(self.guest_failure(&thrown, vm)));
-        }
-        // The top-level promise settling is not the end while dispatched calls or timers
-        // are still out: their failures must still be able to fail the cell
-        // (docs/contract.md, Guest runtime).
-        if book.completion.is_some() && book.outstanding() == 0 {
-            let Some(completion) = book.completion.take() else {
-                return Verdict::Idle;
-            };
-            drop(book);
-            if let Some(verdict) = self.unhandled_rejection(vm) {
-                return verdict;
-            }
-            return Verdict::Finish(match completion {
-                Completion::Value(json) => Ok(json),
-                Completion::Error(payload) => Err(self.guest_failure(&payload, vm)),
-            });
-        }
-        if book.yield_request.is_some() {
-            return Verdict::Park("yield");
-        }
-        if book.outstanding() == 0 {
-            drop(book);
-            if let Some(verdict) = self.unhandled_rejection(vm) {
-                return verdict;
-            }
-            // A job that ran out of memory can leave its promise pending forever: say so.
-            if self.under_memory_pressure(vm) {
-                let limit = self.owner.limits().memory_limit_bytes;
-                return Verdict::Finish(Err(CodeModeError::internal(format!(
-                    "{} (code mode cell ran out of memory: its limit is {limit} bytes)",
-                    messages::PENDING_WITHOUT_HOST_WORK
-                ))));
-            }
-            return Verdict::Finish(Err(CodeModeError::internal(
-                messages::PENDING_WITHOUT_HOST_WORK,
-            )));
-        }
-        if self.control.deadline_passed() {
-            return Verdict::Park("pending_tools");
-        }
-        Verdict::Idle
-    }
-
-    /// The failure for the first unhandled rejection, if any. Formatting the rejection
-    /// runs guest code (its `message` getter, say), which the deadline may interrupt: the
-    /// cell then times out instead of completing with a rejection nobody could read.
-    fn unhandled_rejection(&self, vm: &Vm) -> Option<Verdict> {
-        let rejection = vm.first_unhandled_rejection();
-        match self.control.interrupt() {
-            Interrupt::Deadline => return Some(Verdict::Finish(Err(CodeModeError::timeout()))),
-            Interrupt::Abort => return Some(Verdict::Finish(Err(CodeModeError::aborted()))),
-            Interrupt::Memory => return Some(Verdict::Finish(Err(self.out_of_memory()))),
-            Interrupt::None => {}
-        }
-        rejection.map(|text| Verdict::Finish(Err(self.guest_failure(&text, vm))))
-    }
-
-    fn out_of_memory(&self) -> CodeModeError {
-        CodeModeError::internal(messages::out_of_memory(
-            self.owner.limits().memory_limit_bytes,
-        ))
-    }
-
-    /// The heap came within a quarter of its limit during this run. Peak, not current use:
-    /// by the time a failure is judged, the allocation that failed was never counted.
-    fn under_memory_pressure(&self, vm: &Vm) -> bool {
-        let limit = self.owner.limits().memory_limit_bytes;
-        vm.peak_heap_bytes().saturating_mul(4) >= limit.saturating_mul(3)
-    }
-
-    fn guest_failure(&self, payload: &str, vm: &Vm) -> CodeModeError {
-        let map = |line: u32, column: u32| {
-            self.position_map
-                .get()
-                .and_then(|m| m.original(line, column))
-                .unwrap_or((line, column))
-        };
-        let text = guest_error_text_mapped(payload, self.language.user_file(), &map);
-        if text.starts_with(messages::MODULE_ACCESS) {
-            return CodeModeError::invalid_input(text);
-        }
-        let limit = self.owner.limits().memory_limit_bytes;
-        // Under memory pressure QuickJS may fail to build the error object itself and
-        // throw `null`; "string too long" is its string-size wall, hit by doubling bombs.
-        let near_limit = self.under_memory_pressure(vm);
-        if text.starts_with("Uncaught null") && !near_limit {
-            return CodeModeError::internal(format!(
-                "{text} (a null exception at this point usually means the cell ran out of memory: its limit is {limit} bytes)"
-            ));
-        }
-        let memory = text.contains("out of memory")
-            || text.contains("string too long")
-            || (near_limit
-                && (text.starts_with("Uncaught null")
-                    || text.starts_with("Uncaught exception")
-                    // What QuickJS throws when it cannot allocate the real error either.
-                    || text.contains("QuickJS library created a unknown error")));
-        if memory {
-            return CodeModeError::internal(format!(
-                "{text} (code mode cell ran out of memory: its limit is {limit} bytes)"
-            ));
-        }
-        let code = match guest_error_code(payload).as_deref() {
-            Some("invalid_input") => ErrorCode::InvalidInput,
-            _ => ErrorCode::InternalError,
-        };
-        CodeModeError::new(code, text)
-    }
-
-    /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
-    pub fn finish(self: &Arc<Self>, result: Result<String, CodeModeError>) {
-        let first = !self.finished.swap(true, Ordering::SeqCst);
-        let (responder, metrics) = {
-            let mut call = self.call.lock();
-            (call.responder.take(), call.metrics.clone())
-        };
-        if !first && responder.is_none() {
-            return;
-        }
-        self.running.store(false, Ordering::SeqCst);
-        self.cancel_deadline();
-        self.control.abort();
-        let cancelled = self.book.lock().cancel_all();
-        for call_id in cancelled {
-            self.owner.host().cancel(&call_id);
-        }
-        self.owner.forget(&self.run_id);
-        if let Some(responder) = responder {
-            let outcome = result::final_result(
-                &mut self.book.lock(),
-                result,
-                &metrics,
-                self.owner.telemetry(),
-            );
-            responder(outcome);
-        }
-        // A turn the watchdog gave up on still holds the VM; it retires it on return.
-        if !self.watch.is_abandoned() {
-            self.retire_vm();
-        }
-    }
-
-    /// Drops the VM after the caller has its answer (freeing a heap is work nobody needs
-    /// to wait for), at guest priority.
-    fn retire_vm(&self) {
-        let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
-        if let Phase::Live(vm) = retired {
-            crate::runtime::reaper::discard(vm);
-        }
-    }
-
-    fn cancel_deadline(&self) {
-        if let Some(key) = self.deadline_timer.lock().take() {
-            timer::cancel(key);
-        }
-        if let Some(key) = self.watchdog_timer.lock().take() {
-            timer::cancel(key);
-        }
-    }
-
-    fn park(self: &Arc<Self>, reason: &'static str) {
-        let heap = {
-            let state = self.state.lock();
-            match &state.phase {
-                Phase::Live(vm) => vm.heap_bytes(),
-                _ => 0,
-            }
-        };
-        let (host_bytes, pending) = {
-            let book = self.book.lock();
-            (book.host_bytes() as u64, book.pending_calls().len())
-        };
-        if let Err(error) = self.owner.park(self, reason, heap + host_bytes, pending) {
-            self.finish(Err(error));
-            return;
-        }
-        // The watchdog answered while this turn was parking: the run must not stay parked.
-        if self.finished.load(Ordering::SeqCst) {
-            self.owner.forget(&self.run_id);
-            return;
-        }
-        let (responder, metrics) = {
-            let _state = self.state.lock();
-            let _gate = self.call_gate.lock();
-            self.running.store(false, Ordering::SeqCst);
-            let mut call = self.call.lock();
-            (call.responder.take(), call.metrics.clone())
-        };
-        self.cancel_deadline();
-        if let Some(responder) = responder {
-            responder(result::waiting_result(
-                &mut self.book.lock(),
-                &self.run_id,
-                reason,
-                &metrics,
-                self.owner.telemetry(),
-            ));
-        }
-        // Events that raced with parking stay buffered for the next wait.
-    }
-
-    /// Settles a pending `yield_control` so the guest continues after a wait.
-    pub fn release_yield(&self) {
-        let request = self.book.lock().yield_request.take();
-        if let Some((id, reason)) = request {
-            let payload = serde_json::json!({ "status": "yielded", "reason": reason }).to_string();
-            self.inbox.lock().push_front(Event::HostReply {
-                bridge_id: id,
-                outcome: Ok(payload),
-            });
-            self.book.lock().expect_reply(id);
-        }
-    }
 }
 
 impl Drop for Cell {
@@ -749,12 +375,6 @@ impl Drop for Cell {
 
 fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
-enum Verdict {
-    Idle,
-    Finish(Result<String, CodeModeError>),
-    Park(&'static str),
 }
 
 fn start_error(error: StartError, language: Language) -> CodeModeError {
@@ -784,4 +404,11 @@ impl Inbox for Cell {
     fn control(&self) -> Arc<Control> {
         self.control.clone()
     }
+}
+
+/// What a turn decided.
+enum Verdict {
+    Idle,
+    Finish(Result<String, CodeModeError>),
+    Park(&'static str),
 }

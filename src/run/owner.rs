@@ -51,7 +51,8 @@ pub trait RunContext: Directory {
 }
 
 /// The owner's side of a run's lifecycle (tokio's `Schedule` is the model): generic over
-/// the run type, so this module never names the cell.
+/// the run type, so this module never names the cell. The owner holds every run it starts
+/// until `forget`: a run awaiting the host has no other strong reference.
 pub trait RunOwner<R>: RunContext {
     /// The run waits for `wait`; an error refuses it (the cell then fails with it).
     fn park(

@@ -1,0 +1,251 @@
+//! How a session's exec and wait calls open: the glue's promise and its responder (fitted
+//! to `resultBudgetChars`), abort signals, run-status events, and starts deferred until
+//! the session's MCP tools are loaded.
+
+use super::super::glue::glue_fn;
+use super::super::mailbox::{RunSlot, Settle};
+use super::{CodeModeSession, Promised, StartFn};
+use crate::run::cell::{Cell, Responder};
+use crate::session::abort_watch::{AbortGate, AbortTarget};
+use crate::session::core::SessionCore;
+use crate::session::result_budget;
+use napi::bindgen_prelude::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `glue.onAbort(options, token)`: true if it listens to a signal.
+type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
+/// A start deferred until MCP tools are loaded: taken once, by the first callback, on
+/// the Node thread (so no `Send` is needed).
+type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
+
+/// `open_call`'s outcome.
+enum OpenCall<'env> {
+    /// The promise is already answered: nothing to start.
+    Answered(Object<'env>),
+    /// The caller's call id and the open promise, its responder fitted to the budget.
+    Ready(Option<String>, Promised<'env>),
+}
+
+impl CodeModeSession {
+    /// An async method's misuse: a promise rejected with the documented `invalid_input`
+    /// error, so `.catch()` sees it like any other failure of the call.
+    pub(super) fn reject_invalid<'env>(
+        &self,
+        env: &'env Env,
+        message: &str,
+    ) -> Result<Object<'env>> {
+        let glue = self.glue(env)?;
+        let rejected: Function<String, Object> = glue_fn(&glue, "rejected")?;
+        rejected.call(message.to_string())
+    }
+
+    /// A result promise (opened by the glue) and the responder that settles it from any
+    /// thread through the session's mailbox. When events are on, the glue emits the run's
+    /// final `run_status` just before the promise settles; the run id is known only once
+    /// the cell exists, hence the slot.
+    ///
+    /// `owner` (the JS session object) is kept reachable until the promise settles: a
+    /// session collected mid-run would be closed by its finalizer, aborting the run of a
+    /// caller that still awaits it (`await new CodeModeSession(…).exec(…)`).
+    pub(in crate::binding) fn promised<'env>(
+        &self,
+        env: &'env Env,
+        owner: Option<Object<'env>>,
+    ) -> Result<Promised<'env>> {
+        let run: RunSlot = Arc::default();
+        let settle = Settle::new(&self.mailbox, run.clone());
+        let token = settle.token();
+        let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
+            glue_fn(&self.glue(env)?, "open")?;
+        let promise = open.call(FnArgs::from((token, owner)))?;
+        let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
+        Ok(Promised {
+            responder,
+            promise,
+            run,
+            token,
+        })
+    }
+
+    /// What every exec and wait does before its cell starts, now or after the MCP tools
+    /// load: read the call options, open the result promise and fit its responder to
+    /// `resultBudgetChars`. A bad budget or an already aborted signal answers the promise
+    /// at once.
+    fn open_call<'env>(
+        &self,
+        env: &'env Env,
+        owner: Object<'env>,
+        options: &Option<Unknown>,
+    ) -> Result<OpenCall<'env>> {
+        let call = self.read_call_options(env, options)?;
+        let Promised {
+            responder,
+            promise,
+            run,
+            token,
+        } = self.promised(env, Some(owner))?;
+        let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
+            Ok(None) => responder,
+            Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
+            Err(error) => {
+                responder(crate::run::result::early_failure(
+                    &error,
+                    self.core.telemetry(),
+                ));
+                return Ok(OpenCall::Answered(promise));
+            }
+        };
+        if call.aborted {
+            responder(self.aborted_result());
+            return Ok(OpenCall::Answered(promise));
+        }
+        Ok(OpenCall::Ready(
+            call.call_id,
+            Promised {
+                responder,
+                promise,
+                run,
+                token,
+            },
+        ))
+    }
+
+    /// The shared tail of exec and wait: `open_call`, then the `running` event and abort
+    /// wiring around `start`.
+    pub(super) fn start_call<'env>(
+        &self,
+        env: &'env Env,
+        owner: Object<'env>,
+        options: Option<Unknown>,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
+    ) -> Result<Object<'env>> {
+        let (call_id, opened) = match self.open_call(env, owner, &options)? {
+            OpenCall::Answered(promise) => return Ok(promise),
+            OpenCall::Ready(call_id, opened) => (call_id, opened),
+        };
+        let cell = start(&self.core, call_id, opened.responder);
+        self.emit_running(env, &cell, &opened.run)?;
+        if let Some(cell) = &cell {
+            self.watch_abort(env, &options, opened.token, AbortTarget::call(cell))?;
+        }
+        Ok(opened.promise)
+    }
+
+    /// Emits `run_status: running` for a cell that just started or resumed.
+    fn emit_running(
+        &self,
+        env: &Env,
+        cell: &Option<Arc<Cell>>,
+        slot: &std::sync::OnceLock<String>,
+    ) -> Result<()> {
+        emit_running(&self.emit, env, cell, slot)
+    }
+
+    /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
+    /// returned now, the cell starts once they are.
+    pub(super) fn start_after_mcp<'env>(
+        &self,
+        env: &'env Env,
+        owner: Object<'env>,
+        options: Option<Unknown>,
+        start: StartFn,
+    ) -> Result<Object<'env>> {
+        let (call_id, opened) = match self.open_call(env, owner, &options)? {
+            OpenCall::Answered(promise) => return Ok(promise),
+            OpenCall::Ready(call_id, opened) => (call_id, opened),
+        };
+        let Promised {
+            responder,
+            promise,
+            run,
+            token,
+        } = opened;
+        let start: StartFn = Box::new(move |core, _, responder| start(core, call_id, responder));
+        self.defer_until_mcp(env, &options, token, Some(run), start, responder)?;
+        Ok(promise)
+    }
+
+    /// Starts `start` from the glue's `afterMcp` callback, once the MCP tools are loaded.
+    /// An abort (of `options`' signal, for the promise under `token`) that arrives before
+    /// the cell exists is remembered and answered when the callback runs. With a run slot,
+    /// the start emits `run_status: running`.
+    pub(in crate::binding) fn defer_until_mcp(
+        &self,
+        env: &Env,
+        options: &Option<Unknown>,
+        token: u32,
+        run_slot: Option<RunSlot>,
+        start: StartFn,
+        responder: Responder,
+    ) -> Result<()> {
+        let gate: Arc<AbortGate> = Arc::default();
+        self.watch_abort(env, options, token, AbortTarget::Gate(gate.clone()))?;
+        let state: DeferredStart =
+            std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
+        let core = self.core.clone();
+        let emit = self.emit.clone();
+        let callback = env.create_function_from_closure("afterMcp", move |ctx| {
+            let Some((start, responder)) = state.borrow_mut().take() else {
+                return Ok(());
+            };
+            if gate.is_aborted() || core.is_closed() {
+                let error = crate::error::CodeModeError::aborted();
+                responder(crate::run::result::early_failure(&error, core.telemetry()));
+                return Ok(());
+            }
+            let cell = start(&core, None, responder);
+            if let Some(cell) = &cell {
+                gate.attach(cell);
+            }
+            match &run_slot {
+                Some(slot) => emit_running(&emit, ctx.env, &cell, slot),
+                None => Ok(()),
+            }
+        })?;
+        glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)
+    }
+
+    /// Stops `target` when the call options' signal fires before the promise under
+    /// `token` settles (the glue opened that promise, so it knows the token).
+    pub(in crate::binding) fn watch_abort(
+        &self,
+        env: &Env,
+        options: &Option<Unknown>,
+        token: u32,
+        target: AbortTarget,
+    ) -> Result<()> {
+        let Some(options) = options else {
+            return Ok(());
+        };
+        let on_abort: Function<OnAbortArgs, bool> = glue_fn(&self.glue(env)?, "onAbort")?;
+        // A signal cannot fire while its listener is being added, so registering after is
+        // safe and spares the table an entry for calls without a signal.
+        if on_abort.call(FnArgs::from((*options, token)))? {
+            self.mailbox.watches().watch(token, target);
+        }
+        Ok(())
+    }
+
+    fn aborted_result(&self) -> Value {
+        crate::run::result::early_failure(
+            &crate::error::CodeModeError::aborted(),
+            self.core.telemetry(),
+        )
+    }
+}
+
+fn emit_running(
+    emit: &Option<Arc<FunctionRef<String, ()>>>,
+    env: &Env,
+    cell: &Option<Arc<Cell>>,
+    slot: &std::sync::OnceLock<String>,
+) -> Result<()> {
+    let (Some(emit), Some(cell)) = (emit, cell) else {
+        return Ok(());
+    };
+    let _ = slot.set(cell.run_id.clone());
+    let event =
+        serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
+    emit.borrow_back(env)?.call(event.to_string())
+}

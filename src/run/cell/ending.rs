@@ -1,0 +1,168 @@
+//! How a call of a cell ends: finishing or parking the run, and the watchdog that answers
+//! a call whose turn is stuck in a built-in that never reaches the interrupt handler.
+
+use super::{Cell, Phase};
+use crate::error::CodeModeError;
+use crate::run::protocol::Event;
+use crate::run::result;
+use crate::runtime::watchdog;
+use crate::runtime::{pool, timer};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+impl Cell {
+    /// Checks after `watchdog::GRACE` that the turn running now (if any) has returned.
+    /// One check at a time: an earlier one stays, and hands over to a later turn.
+    pub(super) fn arm_watchdog(self: &Arc<Self>) {
+        self.arm_watchdog_with(self.watch.arming());
+    }
+
+    fn arm_watchdog_with(self: &Arc<Self>, arming: watchdog::Arming) {
+        let mut slot = self.watchdog_timer.lock();
+        if slot.is_some() {
+            return;
+        }
+        let epoch = self.call_epoch();
+        let weak = Arc::downgrade(self);
+        *slot = Some(timer::schedule(
+            Instant::now() + watchdog::GRACE,
+            move || {
+                if let Some(cell) = weak.upgrade() {
+                    cell.watchdog_timer.lock().take();
+                    cell.answer_if_stuck(epoch, arming);
+                }
+            },
+        ));
+    }
+
+    /// The watchdog's check (timer thread). If the call `epoch` is still unanswered and
+    /// the turn it watched computed through the grace without returning, the guest is
+    /// inside something that never reaches the interrupt handler: the call is answered
+    /// now, without the VM, and the worker replaced; the turn retires the VM on return.
+    fn answer_if_stuck(self: &Arc<Self>, epoch: u64, arming: watchdog::Arming) {
+        if !self.is_running() || self.call_epoch() != epoch {
+            return;
+        }
+        match self.watch.judge(arming) {
+            watchdog::Judgement::Idle => {}
+            watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
+            watchdog::Judgement::Stuck => {
+                pool::global().replace_stuck_worker();
+                let error = if self.control.is_aborted() {
+                    CodeModeError::aborted()
+                } else {
+                    CodeModeError::timeout()
+                };
+                self.finish(Err(error));
+            }
+        }
+    }
+
+    /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
+    pub fn finish(self: &Arc<Self>, result: Result<String, CodeModeError>) {
+        let first = !self.finished.swap(true, Ordering::SeqCst);
+        let (responder, metrics) = {
+            let mut call = self.call.lock();
+            (call.responder.take(), call.metrics.clone())
+        };
+        if !first && responder.is_none() {
+            return;
+        }
+        self.running.store(false, Ordering::SeqCst);
+        self.cancel_deadline();
+        self.control.abort();
+        let cancelled = self.book.lock().cancel_all();
+        for call_id in cancelled {
+            self.owner.host().cancel(&call_id);
+        }
+        self.owner.forget(&self.run_id);
+        if let Some(responder) = responder {
+            let outcome = result::final_result(
+                &mut self.book.lock(),
+                result,
+                &metrics,
+                self.owner.telemetry(),
+            );
+            responder(outcome);
+        }
+        // A turn the watchdog gave up on still holds the VM; it retires it on return.
+        if !self.watch.is_abandoned() {
+            self.retire_vm();
+        }
+    }
+
+    /// Drops the VM after the caller has its answer (freeing a heap is work nobody needs
+    /// to wait for), at guest priority.
+    pub(super) fn retire_vm(&self) {
+        let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
+        if let Phase::Live(vm) = retired {
+            crate::runtime::reaper::discard(vm);
+        }
+    }
+
+    fn cancel_deadline(&self) {
+        if let Some(key) = self.deadline_timer.lock().take() {
+            timer::cancel(key);
+        }
+        if let Some(key) = self.watchdog_timer.lock().take() {
+            timer::cancel(key);
+        }
+    }
+
+    pub(super) fn park(self: &Arc<Self>, reason: &'static str) {
+        let heap = {
+            let state = self.state.lock();
+            match &state.phase {
+                Phase::Live(vm) => vm.heap_bytes(),
+                _ => 0,
+            }
+        };
+        let (host_bytes, pending) = {
+            let book = self.book.lock();
+            (book.host_bytes() as u64, book.pending_calls().len())
+        };
+        if let Err(error) = self.owner.park(self, reason, heap + host_bytes, pending) {
+            self.finish(Err(error));
+            return;
+        }
+        // The watchdog answered while this turn was parking: the run must not stay parked.
+        if self.finished.load(Ordering::SeqCst) {
+            self.owner.forget(&self.run_id);
+            return;
+        }
+        let (responder, metrics) = {
+            let _state = self.state.lock();
+            let _gate = self.call_gate.lock();
+            self.running.store(false, Ordering::SeqCst);
+            let mut call = self.call.lock();
+            (call.responder.take(), call.metrics.clone())
+        };
+        self.cancel_deadline();
+        if let Some(responder) = responder {
+            // Built first: the responder may cancel this run, which locks the book.
+            let outcome = result::waiting_result(
+                &mut self.book.lock(),
+                &self.run_id,
+                reason,
+                &metrics,
+                self.owner.telemetry(),
+            );
+            responder(outcome);
+        }
+        // Events that raced with parking stay buffered for the next wait.
+    }
+
+    /// Settles a pending `yield_control` so the guest continues after a wait.
+    pub fn release_yield(&self) {
+        let request = self.book.lock().yield_request.take();
+        if let Some((id, reason)) = request {
+            let payload = serde_json::json!({ "status": "yielded", "reason": reason }).to_string();
+            self.inbox.lock().push_front(Event::HostReply {
+                bridge_id: id,
+                outcome: Ok(payload),
+            });
+            self.book.lock().expect_reply(id);
+        }
+    }
+}
