@@ -10,6 +10,7 @@ use super::pending::PendingReplies;
 use crate::error::messages;
 use crate::run::cell::{Cell, Responder};
 use crate::run::nested_calls::preview;
+use crate::run::result::{Delivery, Outcome};
 use crate::session::abort_watch::{AbortGate, AbortTarget, AbortWatches};
 use crate::session::core::SessionCore;
 use crate::session::result_budget;
@@ -73,9 +74,10 @@ pub struct CodeModeSession {
     session_id: String,
 }
 
-/// A result promise opened by the glue, with what settles it.
-pub(super) struct Promised<'env> {
-    pub responder: Responder,
+/// A result promise opened by the glue, with what settles it: a [`Delivery`] of JSON until
+/// `open_call` fits it to the call's budget as a [`Responder`].
+pub(super) struct Promised<'env, R = Delivery> {
+    pub responder: R,
     pub promise: Object<'env>,
     pub run: RunSlot,
     /// The promise's key in the glue and in the abort table.
@@ -87,7 +89,7 @@ enum OpenCall<'env> {
     /// The promise is already answered: nothing to start.
     Answered(Object<'env>),
     /// The caller's call id and the open promise, its responder fitted to the budget.
-    Ready(Option<String>, Promised<'env>),
+    Ready(Option<String>, Promised<'env, Responder>),
 }
 
 fn invalid_input(message: &str) -> Error {
@@ -201,7 +203,7 @@ impl CodeModeSession {
         let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
             glue_fn(&self.glue(env)?, "open")?;
         let promise = open.call(FnArgs::from((token, owner)))?;
-        let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
+        let responder: Delivery = Box::new(move |outcome: Value| settle.send(&outcome));
         Ok(Promised {
             responder,
             promise,
@@ -228,13 +230,11 @@ impl CodeModeSession {
             token,
         } = self.promised(env, Some(owner))?;
         let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
-            Ok(None) => responder,
+            Ok(None) => crate::run::result::delivering(responder),
             Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
             Err(error) => {
-                responder(crate::run::result::early_failure(
-                    &error,
-                    self.core.telemetry(),
-                ));
+                let failed = crate::run::result::early_failure(&error, self.core.telemetry());
+                responder(failed.into_value());
                 return Ok(OpenCall::Answered(promise));
             }
         };
@@ -369,7 +369,7 @@ impl CodeModeSession {
         Ok(())
     }
 
-    fn aborted_result(&self) -> Value {
+    fn aborted_result(&self) -> Outcome {
         crate::run::result::early_failure(
             &crate::error::CodeModeError::aborted(),
             self.core.telemetry(),
@@ -484,7 +484,7 @@ impl CodeModeSession {
     /// Catalog counters and sizes (cumulative for the catalog lifetime).
     #[napi(ts_return_type = "CodeModeTelemetry")]
     pub fn telemetry(&self) -> Value {
-        self.core.telemetry()
+        self.core.telemetry().into_value()
     }
 
     /// Cancels active cells and pending host work, drops this session's parked runs. Idempotent.
