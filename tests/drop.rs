@@ -204,7 +204,7 @@ fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
     session.wait(
         Some(run_id.into()),
         Box::new(move |outcome| {
-            let _ = tx.send(outcome);
+            let _ = tx.send(outcome.into_value());
         }),
     );
     rx.recv_timeout(Duration::from_secs(60))
@@ -303,7 +303,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
         },
         None,
         Box::new(move |outcome| {
-            let _ = tx.send(outcome);
+            let _ = tx.send(outcome.into_value());
         }),
     );
     std::thread::sleep(Duration::from_millis(50));

@@ -50,7 +50,7 @@ fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
     session.wait(
         Some(run_id.into()),
         Box::new(move |outcome| {
-            let _ = tx.send(outcome);
+            let _ = tx.send(outcome.into_value());
         }),
     );
     rx.recv_timeout(Duration::from_secs(30)).expect("a result")
@@ -197,7 +197,7 @@ fn typescript_error_frames_point_at_the_lines_the_user_wrote() {
         input,
         None,
         Box::new(move |o| {
-            let _ = tx.send(o);
+            let _ = tx.send(o.into_value());
         }),
     );
     let result = rx.recv_timeout(Duration::from_secs(30)).expect("a result");

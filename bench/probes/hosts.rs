@@ -51,7 +51,7 @@ pub fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
     session.wait(
         Some(run_id.into()),
         Box::new(move |outcome| {
-            let _ = tx.send(outcome);
+            let _ = tx.send(outcome.into_value());
         }),
     );
     rx.recv_timeout(Duration::from_secs(30)).expect("a result")

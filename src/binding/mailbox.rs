@@ -225,10 +225,8 @@ impl Drop for Settle {
         if !self.sent {
             let error =
                 crate::error::CodeModeError::internal("code mode run ended without a result");
-            self.post(&crate::run::result::early_failure(
-                &error,
-                serde_json::json!({}),
-            ));
+            let telemetry = crate::run::result::Telemetry::default();
+            self.post(&crate::run::result::early_failure(&error, telemetry).into_value());
         }
     }
 }

@@ -6,7 +6,8 @@ use super::glue::glue_fn;
 use super::session::{CodeModeSession, Promised, StartFn};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::run::cell::Responder;
-use crate::run::result::early_failure;
+use crate::run::output::OutputEntry;
+use crate::run::result::{early_failure, CodeModeResult, Outcome};
 use crate::session::abort_watch::AbortTarget;
 use crate::source::{Field, RawExecInput};
 use napi::bindgen_prelude::*;
@@ -65,7 +66,7 @@ pub fn run_code_mode_script<'env>(
     } = session.promised(env, None)?;
     if script.aborted {
         core.close();
-        respond(early_failure(&CodeModeError::aborted(), core.telemetry()));
+        respond(early_failure(&CodeModeError::aborted(), core.telemetry()).into_value());
         session.release(env)?;
         return Ok(promise);
     }
@@ -75,7 +76,7 @@ pub fn run_code_mode_script<'env>(
         ..RawExecInput::default()
     };
     let finisher = core.clone();
-    let respond: Responder = Box::new(move |outcome: Value| {
+    let respond: Responder = Box::new(move |outcome: Outcome| {
         let outcome = settle_headless(&finisher, outcome);
         finisher.close();
         respond(outcome);
@@ -94,24 +95,33 @@ pub fn run_code_mode_script<'env>(
 }
 
 /// A headless run never waits: a yield, or host work still pending when the wall clock
-/// ran out, ends it as a failure (and drops the parked run).
-fn settle_headless(core: &crate::session::core::SessionCore, outcome: Value) -> Value {
-    if outcome["status"] != "waiting" {
-        return outcome;
-    }
-    if let Some(run_id) = outcome["runId"].as_str() {
-        core.cancel_run(run_id);
-    }
-    let error = if outcome["reason"] == "yield" {
+/// ran out, ends it as a failure (and drops the parked run). Returns the JSON to settle
+/// with: that failure lists the parked run's output after its telemetry.
+fn settle_headless(core: &crate::session::core::SessionCore, outcome: Outcome) -> Value {
+    let CodeModeResult::Waiting {
+        run_id,
+        reason,
+        output,
+        telemetry,
+        ..
+    } = outcome
+    else {
+        return outcome.into_value();
+    };
+    core.cancel_run(&run_id);
+    let error = if reason == "yield" {
         CodeModeError::invalid_input(
             "headless code mode scripts cannot yield_control: there is no model turn to resume them.",
         )
     } else {
         CodeModeError::new(ErrorCode::Timeout, crate::error::messages::TIMEOUT)
     };
-    let mut failed = early_failure(&error, outcome["telemetry"].clone());
-    if let (Some(map), Some(output)) = (failed.as_object_mut(), outcome.get("output")) {
-        map.insert("output".into(), output.clone());
+    let mut failed = early_failure(&error, telemetry).into_value();
+    match failed.as_object_mut() {
+        Some(map) if !output.is_empty() => {
+            map.insert("output".into(), OutputEntry::into_values(output).into());
+        }
+        _ => {}
     }
     failed
 }

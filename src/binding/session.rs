@@ -12,6 +12,7 @@ use super::options::{
 use super::pending::PendingReplies;
 use crate::error::messages;
 use crate::run::cell::{Cell, Responder};
+use crate::run::result::Delivery;
 use crate::session::abort_watch::AbortWatches;
 use crate::session::core::SessionCore;
 use napi::bindgen_prelude::*;
@@ -35,9 +36,10 @@ pub struct CodeModeSession {
     session_id: String,
 }
 
-/// A result promise opened by the glue, with what settles it.
-pub(super) struct Promised<'env> {
-    pub responder: Responder,
+/// A result promise opened by the glue, with what settles it: a [`Delivery`] of JSON until
+/// `open_call` fits it to the call's budget as a [`Responder`].
+pub(super) struct Promised<'env, R = Delivery> {
+    pub responder: R,
     pub promise: Object<'env>,
     pub run: RunSlot,
     /// The promise's key in the glue and in the abort table.
@@ -229,7 +231,7 @@ impl CodeModeSession {
     /// Catalog counters and sizes (cumulative for the catalog lifetime).
     #[napi(ts_return_type = "CodeModeTelemetry")]
     pub fn telemetry(&self) -> Value {
-        self.core.telemetry()
+        self.core.telemetry().into_value()
     }
 
     /// Cancels active cells and pending host work, drops this session's parked runs. Idempotent.

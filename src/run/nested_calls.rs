@@ -3,7 +3,7 @@
 
 use crate::run::protocol::HostCall;
 use crate::source::redact::Redactor;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 /// Previews are cut to about this many bytes (on a char boundary).
 pub const PREVIEW_BYTES: usize = 512;
@@ -13,18 +13,24 @@ pub fn preview(redactor: &Redactor, text: &str) -> String {
     redactor.preview(text, PREVIEW_BYTES)
 }
 
-#[derive(Clone, Debug)]
+/// One record of `nestedCalls`; fields serialise in this order, absent ones skipped.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct NestedCall {
     pub call_id: String,
-    pub parent_call_id: Option<String>,
     pub tool_name: String,
     /// The name the guest called (`MCP.docs.echo`): host ids alone cannot tell two
     /// servers' `echo` apart.
     pub callable_name: String,
     pub status: &'static str,
-    pub duration_ms: Option<f64>,
     pub input_preview: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_preview: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -41,30 +47,5 @@ impl NestedCall {
             output_preview: None,
             error: None,
         }
-    }
-
-    pub fn to_json(&self) -> Value {
-        let mut record = json!({
-            "callId": self.call_id,
-            "toolName": self.tool_name,
-            "callableName": self.callable_name,
-            "status": self.status,
-            "inputPreview": self.input_preview,
-        });
-        if let Some(map) = record.as_object_mut() {
-            if let Some(parent) = &self.parent_call_id {
-                map.insert("parentCallId".into(), json!(parent));
-            }
-            if let Some(ms) = self.duration_ms {
-                map.insert("durationMs".into(), json!(ms));
-            }
-            if let Some(out) = &self.output_preview {
-                map.insert("outputPreview".into(), json!(out));
-            }
-            if let Some(err) = &self.error {
-                map.insert("error".into(), json!(err));
-            }
-        }
-        record
     }
 }

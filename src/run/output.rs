@@ -2,6 +2,11 @@
 //! delivered over a run never exceed `maxOutputBytes`, undelivered output is stored in at
 //! most that many, cuts fall on char boundaries, nothing is re-delivered.
 
+mod entry;
+
+pub use entry::OutputEntry;
+
+use entry::JSON_HEAD;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
@@ -12,51 +17,8 @@ pub const ERROR_SUFFIX: &str = " [error truncated]";
 
 const MARKER_HEAD: &str = r#"{"truncated":true,"omittedBytes":"#;
 const MARKER_MID: &str = r#","guidance":"Output truncated; rerun with narrower args.","prefix":"#;
-const TEXT_HEAD: &str = r#"{"type":"text","text":"#;
-const JSON_HEAD: &str = r#"{"type":"json","value":"#;
 // An output marker travels as `[{"type":"json","value":<marker>}]`.
 const OUTPUT_WRAP: usize = JSON_HEAD.len() + 3;
-
-/// One guest output entry, in call order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutputEntry {
-    /// `{"type":"text","text":...}`
-    Text(String),
-    /// `{"type":"json","value":...}`
-    Json(Value),
-}
-
-impl OutputEntry {
-    /// The entry as the result's `output[i]` object.
-    pub fn into_value(self) -> Value {
-        let mut m = Map::new();
-        match self {
-            OutputEntry::Text(text) => {
-                m.insert("type".into(), "text".into());
-                m.insert("text".into(), text.into());
-            }
-            OutputEntry::Json(value) => {
-                m.insert("type".into(), "json".into());
-                m.insert("value".into(), value);
-            }
-        }
-        Value::Object(m)
-    }
-
-    fn write_json<W: Write>(&self, w: &mut W) -> io::Result<()> {
-        match self {
-            OutputEntry::Text(text) => {
-                w.write_all(TEXT_HEAD.as_bytes())?;
-                serde_json::to_writer(&mut *w, text)?;
-            }
-            OutputEntry::Json(value) => {
-                w.write_all(JSON_HEAD.as_bytes())?;
-                serde_json::to_writer(&mut *w, value)?;
-            }
-        }
-        w.write_all(b"}")
-    }
-}
 
 /// The result cannot be projected into the remaining budget at all; the caller reports
 /// `output_limit_exceeded`. Nothing was consumed from the budget.
@@ -132,7 +94,7 @@ pub struct OutputBudget {
 #[derive(Debug, Default)]
 struct Pending {
     /// Entries kept whole; emptied once `clipped`.
-    values: Vec<Value>,
+    values: Vec<OutputEntry>,
     /// Comma-joined compact JSON of the entries, cut once it would pass the cap.
     json: String,
     /// Full length of that comma-joined JSON, including bytes never stored.
@@ -213,7 +175,7 @@ impl OutputBudget {
         if fits {
             p.joined_len += w.buf.len();
             p.json.push_str(&w.into_text());
-            p.values.push(entry.into_value());
+            p.values.push(entry);
         } else {
             p.joined_len += sep + counted_len(|w| entry.write_json(w));
             p.json.push_str(&w.into_text());
@@ -225,7 +187,7 @@ impl OutputBudget {
     /// Output for a `waiting` result: the entries not delivered yet, or one marker entry,
     /// within half of the remaining budget so the other half stays for the final value.
     /// If not even a marker fits, nothing is delivered and the output stays pending.
-    pub fn take_partial(&mut self) -> Vec<Value> {
+    pub fn take_partial_entries(&mut self) -> Vec<OutputEntry> {
         let share = self.remaining() / 2;
         let output = self.project_output(share).unwrap_or_default();
         if !output.is_empty() {
@@ -235,7 +197,10 @@ impl OutputBudget {
     }
 
     /// Output and value for a `completed` result; an oversized value becomes a marker.
-    pub fn finish_value(&mut self, value: Value) -> Result<(Vec<Value>, Value), Overflow> {
+    pub fn finish_value_entries(
+        &mut self,
+        value: Value,
+    ) -> Result<(Vec<OutputEntry>, Value), Overflow> {
         let cost = counted_len(|w| serde_json::to_writer(w, &value).map_err(io::Error::from));
         let (output, share) = self.finish_output(cost, cost.min(marker_len(cost, 2)))?;
         if cost <= share {
@@ -250,7 +215,10 @@ impl OutputBudget {
     }
 
     /// Output and error text for a `failed` result; an oversized error is cut.
-    pub fn finish_error(&mut self, error: &str) -> Result<(Vec<Value>, String), Overflow> {
+    pub fn finish_error_entries(
+        &mut self,
+        error: &str,
+    ) -> Result<(Vec<OutputEntry>, String), Overflow> {
         let cost = json_string_len(error);
         let (output, share) = self.finish_output(cost, cost.min(json_string_len(ERROR_SUFFIX)))?;
         let error = truncate_error(error, share).ok_or(Overflow)?;
@@ -265,7 +233,7 @@ impl OutputBudget {
         &mut self,
         final_cost: usize,
         final_min: usize,
-    ) -> Result<(Vec<Value>, usize), Overflow> {
+    ) -> Result<(Vec<OutputEntry>, usize), Overflow> {
         let remaining = self.remaining();
         let (out_cost, out_min) = (self.pending.cost(), self.pending.min_cost());
         let (out_share, final_share) = if out_cost + final_cost <= remaining {
@@ -300,7 +268,7 @@ impl OutputBudget {
 
     /// Pending output within `share`: unchanged, as one marker entry, or `None`. Counts
     /// what it returns as delivered.
-    fn project_output(&mut self, share: usize) -> Option<Vec<Value>> {
+    fn project_output(&mut self, share: usize) -> Option<Vec<OutputEntry>> {
         let cost = self.pending.cost();
         if cost <= share && !self.pending.clipped {
             self.delivered += cost;
@@ -309,7 +277,7 @@ impl OutputBudget {
         let budget = share.checked_sub(OUTPUT_WRAP)?;
         let marker = fit_marker(&self.pending.array_text(), cost, budget)?;
         self.delivered += marker.json_len() + OUTPUT_WRAP;
-        Some(vec![OutputEntry::Json(marker.to_value()).into_value()])
+        Some(vec![OutputEntry::Json(marker.to_value())])
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::contracts::ToolContracts;
 use super::protocol::Host;
+use super::result::Telemetry;
 use crate::error::CodeModeError;
 use crate::limits::Limits;
 use crate::source::redact::Redactor;
@@ -44,7 +45,7 @@ pub trait RunContext: Directory {
     /// The prelude configuration a fresh VM is bound with (tool names, surfaces).
     fn prelude_config(&self) -> Arc<str>;
     /// The `telemetry` block of every result.
-    fn telemetry(&self) -> Value;
+    fn telemetry(&self) -> Telemetry;
     /// Headless scripts: the most tool calls one run may make.
     fn max_tool_calls(&self) -> Option<u64>;
     fn count_call(&self);

@@ -10,7 +10,7 @@ use crate::run::contracts::ContractCache;
 use crate::run::owner::{RunContext, RunOwner};
 use crate::run::protocol::Event;
 use crate::run::protocol::Host;
-use crate::run::result::{self};
+use crate::run::result::{self, SessionTelemetry, Telemetry, ToolSources};
 use crate::runtime::timer;
 use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
@@ -205,20 +205,28 @@ impl SessionCore {
         self.direct_only.write().extend(more_direct);
     }
 
-    pub fn telemetry(&self) -> Value {
+    pub fn telemetry(&self) -> Telemetry {
         let catalog = self.catalog.read();
         let counts = catalog.counts();
         let mut visible = vec!["exec".to_string(), "wait".to_string()];
         visible.extend(self.direct_only.read().iter().map(|t| t.name.clone()));
-        json!({
-            "catalogSize": catalog.len(),
-            "sources": { "openclaw": counts.openclaw, "mcp": self.mcp.read().tool_count(), "client": counts.client },
-            "counterScope": self.counter_scope,
-            "searchCount": self.counters.search.load(Ordering::Relaxed),
-            "describeCount": self.counters.describe.load(Ordering::Relaxed),
-            "callCount": self.counters.call.load(Ordering::Relaxed),
-            "visibleTools": visible,
-        })
+        let session = SessionTelemetry {
+            catalog_size: catalog.len(),
+            sources: ToolSources {
+                openclaw: counts.openclaw,
+                mcp: self.mcp.read().tool_count(),
+                client: counts.client,
+            },
+            counter_scope: self.counter_scope.clone(),
+            search_count: self.counters.search.load(Ordering::Relaxed),
+            describe_count: self.counters.describe.load(Ordering::Relaxed),
+            call_count: self.counters.call.load(Ordering::Relaxed),
+            visible_tools: visible,
+        };
+        Telemetry {
+            session: Some(session),
+            run: None,
+        }
     }
 
     /// Runs a cell. The responder is always called exactly once with the result.
@@ -422,7 +430,7 @@ impl RunContext for SessionCore {
         SessionCore::prelude_config(self)
     }
 
-    fn telemetry(&self) -> Value {
+    fn telemetry(&self) -> Telemetry {
         SessionCore::telemetry(self)
     }
 

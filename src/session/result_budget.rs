@@ -5,6 +5,7 @@
 use crate::error::CodeModeError;
 use crate::run::cell::Responder;
 use crate::run::output::{TruncationMarker, ERROR_SUFFIX, GUIDANCE};
+use crate::run::result::{Delivery, Outcome};
 use crate::runtime::timer;
 use crate::session::core::SessionCore;
 use serde_json::{json, Map, Value};
@@ -33,13 +34,13 @@ pub fn parse_budget(v: Option<&Value>) -> Result<Option<usize>, CodeModeError> {
     }
 }
 
-/// Wraps `responder` so the result it receives is fitted into `budget` chars. A waiting
-/// run replaced by the cannot-fit failure is dropped (on the timer thread: the
+/// A responder that hands `deliver` each result's JSON fitted into `budget` chars. A
+/// waiting run replaced by the cannot-fit failure is dropped (on the timer thread: the
 /// responder may be called while the run's own locks are held).
-pub fn fitting(core: &Arc<SessionCore>, budget: usize, responder: Responder) -> Responder {
+pub fn fitting(core: &Arc<SessionCore>, budget: usize, deliver: Delivery) -> Responder {
     let core = Arc::downgrade(core);
-    Box::new(move |outcome: Value| {
-        let fitted = fit_result(outcome, budget);
+    Box::new(move |outcome: Outcome| {
+        let fitted = fit_result(outcome.into_value(), budget);
         if let Some(run_id) = fitted.dropped_run {
             timer::schedule(Instant::now(), move || {
                 if let Some(core) = core.upgrade() {
@@ -47,7 +48,7 @@ pub fn fitting(core: &Arc<SessionCore>, budget: usize, responder: Responder) -> 
                 }
             });
         }
-        responder(fitted.result);
+        deliver(fitted.result);
     })
 }
 

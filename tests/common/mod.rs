@@ -60,7 +60,7 @@ pub fn exec_within(session: &Arc<SessionCore>, code: &str, timeout: Duration) ->
         input,
         None,
         Box::new(move |outcome| {
-            let _ = tx.send(outcome);
+            let _ = tx.send(outcome.into_value());
         }),
     );
     rx.recv_timeout(timeout).ok()

@@ -9,7 +9,7 @@ use codemode_native::run::state::RunBook;
 use codemode_native::run::output::{
     truncate_error, truncation_marker, OutputEntry, TruncationMarker, ERROR_SUFFIX, GUIDANCE,
 };
-use codemode_native::run::result::{final_result, waiting_result, RunMetrics};
+use codemode_native::run::result::{final_result, waiting_result, RunMetrics, Telemetry};
 use codemode_native::error::{CodeModeError, ErrorCode};
 
 const ALPHABET: [&str; 14] = [
@@ -42,7 +42,9 @@ pub fn check_output_budget(data: &[u8]) {
             );
         }
         let before = book.output.remaining();
-        let result = waiting_result(&mut book, "run", "yield", &RunMetrics::default(), json!({}));
+        let metrics = RunMetrics::default();
+        let result = waiting_result(&mut book, "run", "yield", &metrics, Telemetry::default())
+            .into_value();
         let out = result.get("output").cloned().unwrap_or(Value::Null);
         let cost = array_cost(&out);
         assert!(
@@ -69,12 +71,14 @@ pub fn check_output_budget(data: &[u8]) {
             value.to_string()
         };
         let expected = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
-        let result = final_result(&mut book, Ok(text), &RunMetrics::default(), json!({}));
+        let result = final_result(&mut book, Ok(text), &RunMetrics::default(), Telemetry::default())
+            .into_value();
         (result, Some(expected), None)
     } else {
         let message = b.string(max.max(1) * 2, &ALPHABET);
         let error = CodeModeError::new(ErrorCode::InternalError, message.clone());
-        let result = final_result(&mut book, Err(error), &RunMetrics::default(), json!({}));
+        let result = final_result(&mut book, Err(error), &RunMetrics::default(), Telemetry::default())
+            .into_value();
         (result, None, Some(message))
     };
     let (result, value, error) = outcome;

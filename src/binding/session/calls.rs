@@ -6,6 +6,7 @@ use super::super::glue::glue_fn;
 use super::super::mailbox::{RunSlot, Settle};
 use super::{CodeModeSession, Promised, StartFn};
 use crate::run::cell::{Cell, Responder};
+use crate::run::result::{Delivery, Outcome};
 use crate::session::abort_watch::{AbortGate, AbortTarget};
 use crate::session::core::SessionCore;
 use crate::session::result_budget;
@@ -24,7 +25,7 @@ enum OpenCall<'env> {
     /// The promise is already answered: nothing to start.
     Answered(Object<'env>),
     /// The caller's call id and the open promise, its responder fitted to the budget.
-    Ready(Option<String>, Promised<'env>),
+    Ready(Option<String>, Promised<'env, Responder>),
 }
 
 impl CodeModeSession {
@@ -59,7 +60,7 @@ impl CodeModeSession {
         let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
             glue_fn(&self.glue(env)?, "open")?;
         let promise = open.call(FnArgs::from((token, owner)))?;
-        let responder: Responder = Box::new(move |outcome: Value| settle.send(&outcome));
+        let responder: Delivery = Box::new(move |outcome: Value| settle.send(&outcome));
         Ok(Promised {
             responder,
             promise,
@@ -86,13 +87,11 @@ impl CodeModeSession {
             token,
         } = self.promised(env, Some(owner))?;
         let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
-            Ok(None) => responder,
+            Ok(None) => crate::run::result::delivering(responder),
             Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
             Err(error) => {
-                responder(crate::run::result::early_failure(
-                    &error,
-                    self.core.telemetry(),
-                ));
+                let failed = crate::run::result::early_failure(&error, self.core.telemetry());
+                responder(failed.into_value());
                 return Ok(OpenCall::Answered(promise));
             }
         };
@@ -227,7 +226,7 @@ impl CodeModeSession {
         Ok(())
     }
 
-    fn aborted_result(&self) -> Value {
+    fn aborted_result(&self) -> Outcome {
         crate::run::result::early_failure(
             &crate::error::CodeModeError::aborted(),
             self.core.telemetry(),

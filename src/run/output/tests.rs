@@ -1,7 +1,28 @@
 //! Unit tests of `output`.
 
+use super::entry::TEXT_HEAD;
 use super::*;
 use serde_json::json;
+
+/// The budget's results with output as JSON values, as these tests compare them.
+impl OutputBudget {
+    /// [`Self::take_partial_entries`] as JSON values.
+    fn take_partial(&mut self) -> Vec<Value> {
+        OutputEntry::into_values(self.take_partial_entries())
+    }
+
+    /// [`Self::finish_value_entries`] with the output as JSON values.
+    fn finish_value(&mut self, value: Value) -> Result<(Vec<Value>, Value), Overflow> {
+        let (output, value) = self.finish_value_entries(value)?;
+        Ok((OutputEntry::into_values(output), value))
+    }
+
+    /// [`Self::finish_error_entries`] with the output as JSON values.
+    fn finish_error(&mut self, error: &str) -> Result<(Vec<Value>, String), Overflow> {
+        let (output, error) = self.finish_error_entries(error)?;
+        Ok((OutputEntry::into_values(output), error))
+    }
+}
 
 fn size(v: &Value) -> usize {
     serde_json::to_string(v).map_or(usize::MAX, |s| s.len())
