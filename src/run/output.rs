@@ -2,16 +2,17 @@
 //! delivered over a run never exceed `maxOutputBytes`, undelivered output is stored in at
 //! most that many, cuts fall on char boundaries, nothing is re-delivered.
 
+use crate::json_size::{marker_len, Unit, MARKER_HEAD, MARKER_MID};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
-/// The marker's fixed guidance text.
-pub const GUIDANCE: &str = "Output truncated; rerun with narrower args.";
+pub use crate::json_size::GUIDANCE;
+
+const BYTES: Unit = Unit::Bytes;
+
 /// Appended to an error cut to fit its share.
 pub const ERROR_SUFFIX: &str = " [error truncated]";
 
-const MARKER_HEAD: &str = r#"{"truncated":true,"omittedBytes":"#;
-const MARKER_MID: &str = r#","guidance":"Output truncated; rerun with narrower args.","prefix":"#;
 const TEXT_HEAD: &str = r#"{"type":"text","text":"#;
 const JSON_HEAD: &str = r#"{"type":"json","value":"#;
 // An output marker travels as `[{"type":"json","value":<marker>}]`.
@@ -99,25 +100,23 @@ impl TruncationMarker {
 
     /// Byte length of the compact JSON.
     pub fn json_len(&self) -> usize {
-        marker_len(self.omitted_bytes, json_string_len(&self.prefix))
+        marker_len(self.omitted_bytes, BYTES.json_string_len(&self.prefix))
     }
 }
 
 /// The marker for `original` (compact JSON) with the longest prefix whose marker fits in
 /// `budget_bytes`; `None` if not even an empty prefix fits.
 pub fn truncation_marker(original: &str, budget_bytes: usize) -> Option<TruncationMarker> {
-    fit_marker(original, original.len(), budget_bytes)
+    fit_marker(BYTES, original, original.len(), budget_bytes)
 }
 
 /// `error` unchanged if its JSON string fits `budget_bytes`, else its leading part plus
 /// [`ERROR_SUFFIX`] within the budget; `None` if not even the bare suffix fits.
 pub fn truncate_error(error: &str, budget_bytes: usize) -> Option<String> {
-    if json_string_len(error) <= budget_bytes {
+    if BYTES.json_string_len(error) <= budget_bytes {
         return Some(error.to_owned());
     }
-    let room = budget_bytes.checked_sub(json_string_len(ERROR_SUFFIX))?;
-    let end = longest_prefix(error, |_, escaped| escaped <= room);
-    Some(format!("{}{ERROR_SUFFIX}", &error[..end]))
+    BYTES.cut_with_suffix(error, ERROR_SUFFIX, budget_bytes)
 }
 
 /// Budget of one cell run. See the module docs for the rules.
@@ -244,17 +243,18 @@ impl OutputBudget {
         }
         let mut w = LimitedWriter::new(share);
         let _ = serde_json::to_writer(&mut w, &value); // cut at `share`: a longer prefix cannot fit
-        let marker = fit_marker(&w.into_text(), cost, share).ok_or(Overflow)?;
+        let marker = fit_marker(BYTES, &w.into_text(), cost, share).ok_or(Overflow)?;
         self.delivered += marker.json_len();
         Ok((output, marker.to_value()))
     }
 
     /// Output and error text for a `failed` result; an oversized error is cut.
     pub fn finish_error(&mut self, error: &str) -> Result<(Vec<Value>, String), Overflow> {
-        let cost = json_string_len(error);
-        let (output, share) = self.finish_output(cost, cost.min(json_string_len(ERROR_SUFFIX)))?;
+        let cost = BYTES.json_string_len(error);
+        let suffix_len = BYTES.json_string_len(ERROR_SUFFIX);
+        let (output, share) = self.finish_output(cost, cost.min(suffix_len))?;
         let error = truncate_error(error, share).ok_or(Overflow)?;
-        self.delivered += json_string_len(&error);
+        self.delivered += BYTES.json_string_len(&error);
         Ok((output, error))
     }
 
@@ -307,66 +307,25 @@ impl OutputBudget {
             return Some(std::mem::take(&mut self.pending.values));
         }
         let budget = share.checked_sub(OUTPUT_WRAP)?;
-        let marker = fit_marker(&self.pending.array_text(), cost, budget)?;
+        let marker = fit_marker(BYTES, &self.pending.array_text(), cost, budget)?;
         self.delivered += marker.json_len() + OUTPUT_WRAP;
         Some(vec![OutputEntry::Json(marker.to_value()).into_value()])
     }
 }
 
 /// Marker for an original of `total_len` bytes whose leading part is `available`,
-/// with the longest prefix that fits `budget`.
-fn fit_marker(available: &str, total_len: usize, budget: usize) -> Option<TruncationMarker> {
-    if marker_len(total_len, 2) > budget {
-        return None;
-    }
-    // Growing the prefix by one char adds at least one escaped byte and removes at most
-    // one digit from omittedBytes, so the size never shrinks: the first miss ends it.
-    let end = longest_prefix(available, |raw, escaped| {
-        marker_len(total_len.saturating_sub(raw), escaped + 2) <= budget
-    });
+/// with the longest prefix whose marker fits `budget` units of `unit`.
+pub fn fit_marker(
+    unit: Unit,
+    available: &str,
+    total_len: usize,
+    budget: usize,
+) -> Option<TruncationMarker> {
+    let end = unit.marker_prefix_end(available, total_len, budget)?;
     Some(TruncationMarker {
         omitted_bytes: total_len.saturating_sub(end),
         prefix: available[..end].to_owned(),
     })
-}
-
-/// End of the longest char-boundary prefix of `s` for which `fits(raw_bytes,
-/// escaped_bytes)` holds, scanning while it holds (callers pass monotone predicates).
-fn longest_prefix(s: &str, fits: impl Fn(usize, usize) -> bool) -> usize {
-    let mut escaped = 0;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        escaped += escaped_len(c);
-        if !fits(i + c.len_utf8(), escaped) {
-            break;
-        }
-        end = i + c.len_utf8();
-    }
-    end
-}
-
-/// Compact JSON bytes of a marker whose prefix serialises to `prefix_json_len` bytes.
-fn marker_len(omitted_bytes: usize, prefix_json_len: usize) -> usize {
-    MARKER_HEAD.len() + decimal_digits(omitted_bytes) + MARKER_MID.len() + prefix_json_len + 1
-}
-
-fn decimal_digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
-/// Bytes `c` takes inside a serde_json string: quote, backslash and the short control
-/// escapes take two, other control chars `\u00XX`, everything else (non-ASCII too) raw.
-fn escaped_len(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
-        c if u32::from(c) < 0x20 => 6,
-        c => c.len_utf8(),
-    }
-}
-
-/// Bytes of `s` as a JSON string, quotes included.
-fn json_string_len(s: &str) -> usize {
-    2 + s.chars().map(escaped_len).sum::<usize>()
 }
 
 /// Bytes `write` produces, without materialising them.

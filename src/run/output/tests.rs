@@ -1,7 +1,12 @@
 //! Unit tests of `output`.
 
 use super::*;
+use crate::json_size::Unit;
 use serde_json::json;
+
+fn json_string_len(s: &str) -> usize {
+    Unit::Bytes.json_string_len(s)
+}
 
 fn size(v: &Value) -> usize {
     serde_json::to_string(v).map_or(usize::MAX, |s| s.len())
