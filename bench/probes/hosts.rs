@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codemode_native::catalog::ToolSpec;
-use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply};
-use codemode_native::session::core::SessionCore;
 use codemode_native::guest::control::Control;
 use codemode_native::guest::natives::Bridge;
 use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply};
+use codemode_native::session::core::SessionCore;
 use serde_json::{json, Value};
 
 use crate::common;
