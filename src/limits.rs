@@ -1,8 +1,11 @@
-//! Code-mode limits: defaults, clamp ranges and their resolution from untrusted config JSON
-//! (docs/contract.md, Limits and clamps). Invariant: every resolved field is in range, at
-//! least one language is enabled, and `search_default_limit <= max_search_limit`.
+//! Every user limit (docs/contract.md, Limits and clamps): `CodeModeLimits` here; the runtime's,
+//! headless scripts' and the JS glue's in `host`. Not user limits, so left where they act:
+//! `pool::MAX_QUEUED_STARTS`, `pool::MAX_REPLACED_WORKERS`, `run::state::MAX_QUEUED`.
 
 use serde_json::{Map, Value};
+
+mod host;
+pub use host::*;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -88,7 +91,8 @@ impl Languages {
     }
 }
 
-/// Resolved limits of a session (all values already clamped).
+/// Resolved limits of a session. Invariant: every field is in range, at least one language
+/// is enabled, and `search_default_limit <= max_search_limit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     pub timeout_ms: u64,
