@@ -40,7 +40,7 @@ const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
 /// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
-/// watchToolList)`.
+/// watchToolList, limits)`; `limits` is `limits::glue_limits()` as JSON text.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
@@ -50,6 +50,7 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Object<'a>,
     Unknown<'a>,
+    String,
 )>;
 
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
@@ -655,6 +656,7 @@ fn create_glue<'env>(
         abort,
         super::scheduler::shared(env)?,
         watch_tool_list,
+        crate::limits::glue_limits().to_string(),
     )))
 }
 
