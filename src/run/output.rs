@@ -2,16 +2,18 @@
 //! delivered over a run never exceed `maxOutputBytes`, undelivered output is stored in at
 //! most that many, cuts fall on char boundaries, nothing is re-delivered.
 
-use crate::json_size::{marker_len, Unit, MARKER_HEAD, MARKER_MID};
+use crate::json_size::{marker_len, Unit};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 
+mod marker;
+mod writers;
+
 pub use crate::json_size::GUIDANCE;
+pub use marker::{fit_marker, truncate_error, truncation_marker, TruncationMarker, ERROR_SUFFIX};
+use writers::{counted_len, LimitedWriter};
 
 const BYTES: Unit = Unit::Bytes;
-
-/// Appended to an error cut to fit its share.
-pub const ERROR_SUFFIX: &str = " [error truncated]";
 
 const TEXT_HEAD: &str = r#"{"type":"text","text":"#;
 const JSON_HEAD: &str = r#"{"type":"json","value":"#;
@@ -71,54 +73,6 @@ impl std::fmt::Display for Overflow {
 }
 
 impl std::error::Error for Overflow {}
-
-/// `{"truncated":true,"omittedBytes":N,"guidance":...,"prefix":...}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TruncationMarker {
-    /// Original compact-JSON bytes minus `prefix` bytes.
-    pub omitted_bytes: usize,
-    /// Leading part of the original compact JSON, cut on a char boundary.
-    pub prefix: String,
-}
-
-impl TruncationMarker {
-    /// The marker as a JSON value (keys in documented order under `preserve_order`).
-    pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("truncated".into(), true.into());
-        m.insert("omittedBytes".into(), self.omitted_bytes.into());
-        m.insert("guidance".into(), GUIDANCE.into());
-        m.insert("prefix".into(), self.prefix.as_str().into());
-        Value::Object(m)
-    }
-
-    /// Compact JSON with keys in documented order, independent of serde_json features.
-    pub fn to_json_string(&self) -> String {
-        let prefix = serde_json::to_string(&self.prefix).unwrap_or_else(|_| "\"\"".into());
-        format!("{MARKER_HEAD}{}{MARKER_MID}{prefix}}}", self.omitted_bytes)
-    }
-
-    /// Byte length of the compact JSON.
-    pub fn json_len(&self) -> usize {
-        marker_len(self.omitted_bytes, BYTES.json_string_len(&self.prefix))
-    }
-}
-
-/// The marker for `original` (compact JSON) with the longest prefix whose marker fits in
-/// `budget_bytes`; `None` if not even an empty prefix fits.
-pub fn truncation_marker(original: &str, budget_bytes: usize) -> Option<TruncationMarker> {
-    fit_marker(BYTES, original, original.len(), budget_bytes)
-}
-
-/// `error` unchanged if its JSON string fits `budget_bytes`, else its leading part plus
-/// [`ERROR_SUFFIX`] within the budget; `None` if not even the bare suffix fits.
-pub fn truncate_error(error: &str, budget_bytes: usize) -> Option<String> {
-    if BYTES.json_string_len(error) <= budget_bytes {
-        return Some(error.to_owned());
-    }
-    BYTES.cut_with_suffix(error, ERROR_SUFFIX, budget_bytes)
-}
-
 /// Budget of one cell run. See the module docs for the rules.
 #[derive(Debug)]
 pub struct OutputBudget {
@@ -310,76 +264,6 @@ impl OutputBudget {
         let marker = fit_marker(BYTES, &self.pending.array_text(), cost, budget)?;
         self.delivered += marker.json_len() + OUTPUT_WRAP;
         Some(vec![OutputEntry::Json(marker.to_value()).into_value()])
-    }
-}
-
-/// Marker for an original of `total_len` bytes whose leading part is `available`,
-/// with the longest prefix whose marker fits `budget` units of `unit`.
-pub fn fit_marker(
-    unit: Unit,
-    available: &str,
-    total_len: usize,
-    budget: usize,
-) -> Option<TruncationMarker> {
-    let end = unit.marker_prefix_end(available, total_len, budget)?;
-    Some(TruncationMarker {
-        omitted_bytes: total_len.saturating_sub(end),
-        prefix: available[..end].to_owned(),
-    })
-}
-
-/// Bytes `write` produces, without materialising them.
-fn counted_len(write: impl FnOnce(&mut CountingWriter) -> io::Result<()>) -> usize {
-    let mut counter = CountingWriter(0);
-    let _ = write(&mut counter); // the counter never fails, so the count is complete
-    counter.0
-}
-
-struct CountingWriter(usize);
-
-impl Write for CountingWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Keeps the first `cap` bytes written and fails past them, which stops serde_json early.
-struct LimitedWriter {
-    buf: Vec<u8>,
-    cap: usize,
-}
-
-impl LimitedWriter {
-    fn new(cap: usize) -> Self {
-        let buf = Vec::new();
-        LimitedWriter { buf, cap }
-    }
-
-    /// The kept bytes, minus a code point the cap cut in half (serde_json writes valid
-    /// UTF-8, so only the tail can be incomplete).
-    fn into_text(mut self) -> String {
-        let valid = std::str::from_utf8(&self.buf).map_or_else(|e| e.valid_up_to(), str::len);
-        self.buf.truncate(valid);
-        String::from_utf8(self.buf).unwrap_or_default()
-    }
-}
-
-impl Write for LimitedWriter {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let room = self.cap - self.buf.len();
-        if room == 0 && !data.is_empty() {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        let n = room.min(data.len());
-        self.buf.extend_from_slice(&data[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
