@@ -4,19 +4,20 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { limits } from "./fixtures/glue_limits.mjs";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
 const createEvents = load("events");
 
 function listened() {
-  const events = createEvents();
+  const events = createEvents({ limits });
   const seen = [];
   events.setListener((event) => seen.push(event));
   return { events, seen };
 }
 
 test("without a listener nothing is delivered and listening() says so", () => {
-  const events = createEvents();
+  const events = createEvents({ limits });
   assert.equal(events.listening(), false);
   events.emit({ type: "x" });
   events.emitJson('{"type":"x"}');
@@ -27,7 +28,7 @@ test("without a listener nothing is delivered and listening() says so", () => {
 });
 
 test("events reach the listener, and a listener that throws does not reach the caller", () => {
-  const events = createEvents();
+  const events = createEvents({ limits });
   let calls = 0;
   events.setListener(() => {
     calls++;
@@ -75,7 +76,7 @@ test("tool_call_end has an output preview when ok and an error preview otherwise
 });
 
 test("previews are cut at 512 characters until a redactor is set, which then decides alone", () => {
-  const events = createEvents();
+  const events = createEvents({ limits });
   assert.equal(events.PREVIEW, 512);
   assert.equal(events.preview("x".repeat(512)), "x".repeat(512));
   assert.equal(events.preview("y".repeat(600)), "y".repeat(512) + "…");
@@ -95,7 +96,7 @@ test("the input preview of a start event goes through the redactor", () => {
 
 test("each session's events module has its own listener and redactor", () => {
   const a = listened();
-  const b = createEvents();
+  const b = createEvents({ limits });
   a.events.setRedactor(() => "A");
   b.emit({ type: "x" });
   assert.equal(a.seen.length, 0);

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import vm from "node:vm";
+import { limits } from "./fixtures/glue_limits.mjs";
 import { Worker } from "node:worker_threads";
 
 const binding = new URL("../src/binding/", import.meta.url);
@@ -26,7 +27,8 @@ function host() {
     () => letters.shift() ?? null,
     (token) => log.push(["abort", token]),
     scheduler,
-    load("glue/mcp_watch.js")
+    load("glue/mcp_watch.js"),
+    JSON.stringify(limits)
   );
   const post = (...batch) => {
     letters.push(...batch);

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { limits } from "./fixtures/glue_limits.mjs";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
 const createEvents = load("events");
@@ -12,7 +13,7 @@ const createInvoke = load("invoke");
 
 // A module with its events and the calls it makes to Rust, recorded.
 function setup({ listen = false } = {}) {
-  const events = createEvents();
+  const events = createEvents({ limits });
   const seen = [];
   if (listen) events.setListener((e) => seen.push(e));
   const reports = [];

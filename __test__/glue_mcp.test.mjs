@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { limits } from "./fixtures/glue_limits.mjs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -27,7 +28,7 @@ async function connect(server) {
 
 // The driver with its reports to Rust queued, and a way to call its surfaces as Rust does.
 function setup(servers) {
-  const events = createEvents();
+  const events = createEvents({ limits });
   const seen = [];
   events.setListener((e) => seen.push(e));
   const finished = new Map();
@@ -43,6 +44,7 @@ function setup(servers) {
       if (notify) notify();
     },
     watchToolList,
+    limits,
   });
   mcp.setServers(servers);
   let token = 0;

@@ -5,14 +5,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { limits } from "./fixtures/glue_limits.mjs";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
 const [createEvents, createInvoke, createOptions] = ["events", "invoke", "options"].map(load);
 
 function setup() {
   const reports = [];
-  const invoke = createInvoke({ events: createEvents(), done: (token, ok, text) => reports.push({ token, ok, text }), pauseBudget() {}, resumeBudget() {} });
-  return { invoke, options: createOptions({ invoke }), reports };
+  const invoke = createInvoke({ events: createEvents({ limits }), done: (token, ok, text) => reports.push({ token, ok, text }), pauseBudget() {}, resumeBudget() {} });
+  return { invoke, options: createOptions({ invoke, limits }), reports };
 }
 
 const execute = () => null;

@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod guest;
 pub mod ids;
+pub mod json_size;
 pub mod limits;
 pub mod mcp;
 pub mod run;

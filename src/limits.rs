@@ -1,8 +1,13 @@
-//! Code-mode limits: defaults, clamp ranges and their resolution from untrusted config JSON
-//! (docs/contract.md, Limits and clamps). Invariant: every resolved field is in range, at
-//! least one language is enabled, and `search_default_limit <= max_search_limit`.
+//! Every user limit (docs/contract.md, Limits and clamps): `CodeModeLimits` here; the runtime's,
+//! headless scripts' and the JS glue's in `host`. Not user limits, so left where they act:
+//! `pool::MAX_QUEUED_STARTS`, `pool::MAX_REPLACED_WORKERS`, `run::state::MAX_QUEUED`.
 
 use serde_json::{Map, Value};
+
+mod check;
+mod host;
+pub use check::{check_limit, LimitCheck};
+pub use host::*;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -88,7 +93,8 @@ impl Languages {
     }
 }
 
-/// Resolved limits of a session (all values already clamped).
+/// Resolved limits of a session. Invariant: every field is in range, at least one language
+/// is enabled, and `search_default_limit <= max_search_limit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     pub timeout_ms: u64,
@@ -205,59 +211,6 @@ impl Limits {
         m.insert(MAX_SEARCH_LIMIT.key.into(), self.max_search_limit.into());
         m.insert(LANGUAGES_KEY.into(), self.languages.to_json());
         Value::Object(m)
-    }
-}
-
-/// How one key of a `CodeModeLimits` object reads, for config validation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LimitCheck {
-    /// Not a limit key.
-    Unknown,
-    /// A value used as given.
-    Fine,
-    /// A value that is replaced (default) or clamped; the text says how.
-    Problem(String),
-}
-
-/// Checks `value` under limit `key` against the resolution rules of [`Limits::merge`].
-/// `null` is fine (it means absent).
-pub fn check_limit(key: &str, value: &Value) -> LimitCheck {
-    if key == LANGUAGES_KEY {
-        return match value.is_null() || Languages::from_json(value).is_some() {
-            true => LimitCheck::Fine,
-            false => LimitCheck::Problem(
-                "must be a non-empty array of \"javascript\" and \"typescript\"; both languages apply".into(),
-            ),
-        };
-    }
-    let bounds = [
-        &TIMEOUT_MS,
-        &MEMORY_LIMIT_BYTES,
-        &MAX_OUTPUT_BYTES,
-        &MAX_SNAPSHOT_BYTES,
-        &MAX_PENDING_TOOL_CALLS,
-        &SNAPSHOT_TTL_SECONDS,
-        &SEARCH_DEFAULT_LIMIT,
-        &MAX_SEARCH_LIMIT,
-    ];
-    let Some(bound) = bounds.into_iter().find(|b| b.key == key) else {
-        return LimitCheck::Unknown;
-    };
-    if value.is_null() {
-        return LimitCheck::Fine;
-    }
-    match positive_integer(value) {
-        None => LimitCheck::Problem(format!(
-            "must be a positive integer (got {value}); the default {} applies",
-            bound.default
-        )),
-        Some(n) if n < bound.min || n > bound.max => LimitCheck::Problem(format!(
-            "{n} is outside {}..{} and is clamped to {}",
-            bound.min,
-            bound.max,
-            n.clamp(bound.min, bound.max)
-        )),
-        Some(_) => LimitCheck::Fine,
     }
 }
 

@@ -30,7 +30,7 @@ const HOST_GLUE: &str = concat!(
 const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 
 /// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
-/// watchToolList)`.
+/// watchToolList, limits)`; `limits` is `limits::glue_limits()` as JSON text.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
@@ -40,6 +40,7 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Object<'a>,
     Unknown<'a>,
+    String,
 )>;
 
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
@@ -127,6 +128,7 @@ pub(super) fn create_glue<'env>(
         abort,
         super::scheduler::shared(env)?,
         watch_tool_list,
+        crate::limits::glue_limits().to_string(),
     )))
 }
 

@@ -1,6 +1,7 @@
 //! Process-wide functions: runtime configuration and the TypeScript transform.
 
 use super::errors::{invalid, Code};
+use crate::limits::MAX_SUSPENDED_RUNS;
 use crate::run::cell;
 use crate::runtime::{pool, timer};
 use crate::session::store;
@@ -30,9 +31,15 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
     if let Some(max) = options.get("maxSuspendedRuns").filter(|v| !v.is_null()) {
         let max = max
             .as_u64()
-            .filter(|m| (1..=10_000).contains(m))
-            .ok_or_else(|| invalid("maxSuspendedRuns must be an integer from 1 to 10000"))?;
-        store::global().set_max(max as usize);
+            .filter(|m| MAX_SUSPENDED_RUNS.contains(m))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "maxSuspendedRuns must be an integer from {} to {}",
+                    MAX_SUSPENDED_RUNS.start(),
+                    MAX_SUSPENDED_RUNS.end()
+                ))
+            })?;
+        store::global().set_max(usize::try_from(max).unwrap_or(usize::MAX));
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 use super::glue::glue_fn;
 use super::session::{CodeModeSession, Promised, StartFn};
 use crate::error::{CodeModeError, ErrorCode};
+use crate::limits::{SCRIPT_TOOL_CALLS, SCRIPT_WALL_CLOCK_MS};
 use crate::run::cell::Responder;
 use crate::run::output::OutputEntry;
 use crate::run::result::{early_failure, CodeModeResult, Outcome};
@@ -14,11 +15,6 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde::Deserialize;
 use serde_json::Value;
-
-const DEFAULT_WALL_CLOCK_MS: u64 = 30_000;
-const MAX_WALL_CLOCK_MS: u64 = 900_000;
-const DEFAULT_TOOL_CALLS: u64 = 5;
-const MAX_TOOL_CALLS: u64 = 200;
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -45,16 +41,8 @@ pub fn run_code_mode_script<'env>(
     let session = CodeModeSession::build(env, options, false, |glue, config| {
         let read: Function<Unknown, String> = glue_fn(glue, "readScriptOptions")?;
         script = serde_json::from_str(&read.call(options)?).unwrap_or_default();
-        config.limits.timeout_ms = script
-            .wall_clock_ms
-            .unwrap_or(DEFAULT_WALL_CLOCK_MS)
-            .min(MAX_WALL_CLOCK_MS);
-        config.max_tool_calls = Some(
-            script
-                .max_tool_calls
-                .unwrap_or(DEFAULT_TOOL_CALLS)
-                .min(MAX_TOOL_CALLS),
-        );
+        config.limits.timeout_ms = SCRIPT_WALL_CLOCK_MS.resolve(script.wall_clock_ms);
+        config.max_tool_calls = Some(SCRIPT_TOOL_CALLS.resolve(script.max_tool_calls));
         Ok(())
     })?;
     let core = session.core().clone();

@@ -6,17 +6,20 @@ mod entry;
 
 pub use entry::OutputEntry;
 
+use crate::json_size::{marker_len, Unit};
 use entry::JSON_HEAD;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::io::{self, Write};
 
-/// The marker's fixed guidance text.
-pub const GUIDANCE: &str = "Output truncated; rerun with narrower args.";
-/// Appended to an error cut to fit its share.
-pub const ERROR_SUFFIX: &str = " [error truncated]";
+mod marker;
+mod writers;
 
-const MARKER_HEAD: &str = r#"{"truncated":true,"omittedBytes":"#;
-const MARKER_MID: &str = r#","guidance":"Output truncated; rerun with narrower args.","prefix":"#;
+pub use crate::json_size::GUIDANCE;
+pub use marker::{fit_marker, truncate_error, truncation_marker, TruncationMarker, ERROR_SUFFIX};
+use writers::{counted_len, LimitedWriter};
+
+const BYTES: Unit = Unit::Bytes;
+
 // An output marker travels as `[{"type":"json","value":<marker>}]`.
 const OUTPUT_WRAP: usize = JSON_HEAD.len() + 3;
 
@@ -32,56 +35,6 @@ impl std::fmt::Display for Overflow {
 }
 
 impl std::error::Error for Overflow {}
-
-/// `{"truncated":true,"omittedBytes":N,"guidance":...,"prefix":...}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TruncationMarker {
-    /// Original compact-JSON bytes minus `prefix` bytes.
-    pub omitted_bytes: usize,
-    /// Leading part of the original compact JSON, cut on a char boundary.
-    pub prefix: String,
-}
-
-impl TruncationMarker {
-    /// The marker as a JSON value (keys in documented order under `preserve_order`).
-    pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("truncated".into(), true.into());
-        m.insert("omittedBytes".into(), self.omitted_bytes.into());
-        m.insert("guidance".into(), GUIDANCE.into());
-        m.insert("prefix".into(), self.prefix.as_str().into());
-        Value::Object(m)
-    }
-
-    /// Compact JSON with keys in documented order, independent of serde_json features.
-    pub fn to_json_string(&self) -> String {
-        let prefix = serde_json::to_string(&self.prefix).unwrap_or_else(|_| "\"\"".into());
-        format!("{MARKER_HEAD}{}{MARKER_MID}{prefix}}}", self.omitted_bytes)
-    }
-
-    /// Byte length of the compact JSON.
-    pub fn json_len(&self) -> usize {
-        marker_len(self.omitted_bytes, json_string_len(&self.prefix))
-    }
-}
-
-/// The marker for `original` (compact JSON) with the longest prefix whose marker fits in
-/// `budget_bytes`; `None` if not even an empty prefix fits.
-pub fn truncation_marker(original: &str, budget_bytes: usize) -> Option<TruncationMarker> {
-    fit_marker(original, original.len(), budget_bytes)
-}
-
-/// `error` unchanged if its JSON string fits `budget_bytes`, else its leading part plus
-/// [`ERROR_SUFFIX`] within the budget; `None` if not even the bare suffix fits.
-pub fn truncate_error(error: &str, budget_bytes: usize) -> Option<String> {
-    if json_string_len(error) <= budget_bytes {
-        return Some(error.to_owned());
-    }
-    let room = budget_bytes.checked_sub(json_string_len(ERROR_SUFFIX))?;
-    let end = longest_prefix(error, |_, escaped| escaped <= room);
-    Some(format!("{}{ERROR_SUFFIX}", &error[..end]))
-}
-
 /// Budget of one cell run. See the module docs for the rules.
 #[derive(Debug)]
 pub struct OutputBudget {
@@ -209,7 +162,7 @@ impl OutputBudget {
         }
         let mut w = LimitedWriter::new(share);
         let _ = serde_json::to_writer(&mut w, &value); // cut at `share`: a longer prefix cannot fit
-        let marker = fit_marker(&w.into_text(), cost, share).ok_or(Overflow)?;
+        let marker = fit_marker(BYTES, &w.into_text(), cost, share).ok_or(Overflow)?;
         self.delivered += marker.json_len();
         Ok((output, marker.to_value()))
     }
@@ -219,10 +172,11 @@ impl OutputBudget {
         &mut self,
         error: &str,
     ) -> Result<(Vec<OutputEntry>, String), Overflow> {
-        let cost = json_string_len(error);
-        let (output, share) = self.finish_output(cost, cost.min(json_string_len(ERROR_SUFFIX)))?;
+        let cost = BYTES.json_string_len(error);
+        let suffix_len = BYTES.json_string_len(ERROR_SUFFIX);
+        let (output, share) = self.finish_output(cost, cost.min(suffix_len))?;
         let error = truncate_error(error, share).ok_or(Overflow)?;
-        self.delivered += json_string_len(&error);
+        self.delivered += BYTES.json_string_len(&error);
         Ok((output, error))
     }
 
@@ -275,120 +229,9 @@ impl OutputBudget {
             return Some(std::mem::take(&mut self.pending.values));
         }
         let budget = share.checked_sub(OUTPUT_WRAP)?;
-        let marker = fit_marker(&self.pending.array_text(), cost, budget)?;
+        let marker = fit_marker(BYTES, &self.pending.array_text(), cost, budget)?;
         self.delivered += marker.json_len() + OUTPUT_WRAP;
         Some(vec![OutputEntry::Json(marker.to_value())])
-    }
-}
-
-/// Marker for an original of `total_len` bytes whose leading part is `available`,
-/// with the longest prefix that fits `budget`.
-fn fit_marker(available: &str, total_len: usize, budget: usize) -> Option<TruncationMarker> {
-    if marker_len(total_len, 2) > budget {
-        return None;
-    }
-    // Growing the prefix by one char adds at least one escaped byte and removes at most
-    // one digit from omittedBytes, so the size never shrinks: the first miss ends it.
-    let end = longest_prefix(available, |raw, escaped| {
-        marker_len(total_len.saturating_sub(raw), escaped + 2) <= budget
-    });
-    Some(TruncationMarker {
-        omitted_bytes: total_len.saturating_sub(end),
-        prefix: available[..end].to_owned(),
-    })
-}
-
-/// End of the longest char-boundary prefix of `s` for which `fits(raw_bytes,
-/// escaped_bytes)` holds, scanning while it holds (callers pass monotone predicates).
-fn longest_prefix(s: &str, fits: impl Fn(usize, usize) -> bool) -> usize {
-    let mut escaped = 0;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        escaped += escaped_len(c);
-        if !fits(i + c.len_utf8(), escaped) {
-            break;
-        }
-        end = i + c.len_utf8();
-    }
-    end
-}
-
-/// Compact JSON bytes of a marker whose prefix serialises to `prefix_json_len` bytes.
-fn marker_len(omitted_bytes: usize, prefix_json_len: usize) -> usize {
-    MARKER_HEAD.len() + decimal_digits(omitted_bytes) + MARKER_MID.len() + prefix_json_len + 1
-}
-
-fn decimal_digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
-/// Bytes `c` takes inside a serde_json string: quote, backslash and the short control
-/// escapes take two, other control chars `\u00XX`, everything else (non-ASCII too) raw.
-fn escaped_len(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
-        c if u32::from(c) < 0x20 => 6,
-        c => c.len_utf8(),
-    }
-}
-
-/// Bytes of `s` as a JSON string, quotes included.
-fn json_string_len(s: &str) -> usize {
-    2 + s.chars().map(escaped_len).sum::<usize>()
-}
-
-/// Bytes `write` produces, without materialising them.
-fn counted_len(write: impl FnOnce(&mut CountingWriter) -> io::Result<()>) -> usize {
-    let mut counter = CountingWriter(0);
-    let _ = write(&mut counter); // the counter never fails, so the count is complete
-    counter.0
-}
-
-struct CountingWriter(usize);
-
-impl Write for CountingWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Keeps the first `cap` bytes written and fails past them, which stops serde_json early.
-struct LimitedWriter {
-    buf: Vec<u8>,
-    cap: usize,
-}
-
-impl LimitedWriter {
-    fn new(cap: usize) -> Self {
-        let buf = Vec::new();
-        LimitedWriter { buf, cap }
-    }
-
-    /// The kept bytes, minus a code point the cap cut in half (serde_json writes valid
-    /// UTF-8, so only the tail can be incomplete).
-    fn into_text(mut self) -> String {
-        let valid = std::str::from_utf8(&self.buf).map_or_else(|e| e.valid_up_to(), str::len);
-        self.buf.truncate(valid);
-        String::from_utf8(self.buf).unwrap_or_default()
-    }
-}
-
-impl Write for LimitedWriter {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let room = self.cap - self.buf.len();
-        if room == 0 && !data.is_empty() {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        let n = room.min(data.len());
-        self.buf.extend_from_slice(&data[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 

@@ -2,6 +2,7 @@
 //! queue; a job is one turn of one cell. A worker stuck in a turn the watchdog gave up on
 //! is replaced, and leaves the pool when that turn returns.
 
+use crate::limits;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -55,23 +56,22 @@ pub fn configure(threads: usize) -> Result<(), String> {
             "configureCodeModeRuntime must be called before the first session runs a cell".into(),
         );
     }
-    if threads == 0 || threads > 256 {
-        return Err("workerThreads must be an integer from 1 to 256".into());
+    let range = &limits::WORKER_THREADS;
+    if !u64::try_from(threads).is_ok_and(|t| range.contains(&t)) {
+        let (min, max) = (range.start(), range.end());
+        return Err(format!(
+            "workerThreads must be an integer from {min} to {max}"
+        ));
     }
     *CONFIGURED_THREADS.lock() = Some(threads);
     Ok(())
 }
 
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .max(2)
-}
-
 pub fn global() -> &'static Pool {
     POOL.get_or_init(|| {
-        let threads = CONFIGURED_THREADS.lock().unwrap_or_else(default_threads);
+        let threads = CONFIGURED_THREADS
+            .lock()
+            .unwrap_or_else(limits::default_worker_threads);
         Pool::start(threads)
     })
 }

@@ -3,14 +3,18 @@
 //! budget's marker rules. Decisions: docs/design.md, Model result budget.
 
 use crate::error::CodeModeError;
+use crate::json_size::Unit;
 use crate::run::cell::Responder;
-use crate::run::output::{TruncationMarker, ERROR_SUFFIX, GUIDANCE};
 use crate::run::result::{Delivery, Outcome};
 use crate::runtime::timer;
 use crate::session::core::SessionCore;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod project;
+
+use project::{channel_sizes, output_sizes, project_error, project_output, project_value};
 
 pub const STATUS_CANNOT_FIT: &str =
     "Model tool-result budget cannot fit Code Mode status; use a larger model context.";
@@ -53,8 +57,6 @@ pub fn fitting(core: &Arc<SessionCore>, budget: usize, deliver: Delivery) -> Res
 }
 
 /// `[{"type":"json","value":` … `}]` around an output marker.
-const OUTPUT_WRAP: usize = 26;
-
 /// A fitted result, and the run id of a waiting run that had to be replaced by the
 /// failure (it can no longer be resumed by the model and should be dropped).
 pub struct Fitted {
@@ -200,171 +202,13 @@ fn key_cost(key: &str) -> usize {
     key.len() + 4
 }
 
-/// Full and smallest projected size of the value or error channel.
-fn channel_sizes(key: Option<&str>, v: &Value) -> (usize, usize) {
-    let cost = chars_of(v);
-    let min = match key {
-        Some("value") => marker_min(v),
-        _ => json_string_chars(ERROR_SUFFIX),
-    };
-    (cost, cost.min(min))
-}
-
-fn output_sizes(output: &Value) -> (usize, usize) {
-    let cost = chars_of(output);
-    let min = match single_output_marker(output) {
-        Some(m) => marker_chars(m.omitted_bytes + m.prefix.len(), 0),
-        None => marker_chars(compact(output).len(), 0),
-    } + OUTPUT_WRAP;
-    (cost, cost.min(min))
-}
-
-fn marker_min(v: &Value) -> usize {
-    match as_marker(v) {
-        Some(m) => marker_chars(m.omitted_bytes + m.prefix.len(), 0),
-        None => marker_chars(compact(v).len(), 0),
-    }
-}
-
-fn project_value(v: &Value, share: usize) -> Option<Value> {
-    if chars_of(v) <= share {
-        return Some(v.clone());
-    }
-    let marker = match as_marker(v) {
-        Some(m) => recut(&m.prefix, m.omitted_bytes + m.prefix.len(), share)?,
-        None => {
-            let original = compact(v);
-            recut(&original, original.len(), share)?
-        }
-    };
-    Some(marker.to_value())
-}
-
-fn project_output(output: &Value, share: usize) -> Option<Value> {
-    if chars_of(output) <= share {
-        return Some(output.clone());
-    }
-    let budget = share.checked_sub(OUTPUT_WRAP)?;
-    let marker = match single_output_marker(output) {
-        Some(m) => recut(&m.prefix, m.omitted_bytes + m.prefix.len(), budget)?,
-        None => {
-            let original = compact(output);
-            recut(&original, original.len(), budget)?
-        }
-    };
-    let mut entry = Map::new();
-    entry.insert("type".into(), json!("json"));
-    entry.insert("value".into(), marker.to_value());
-    Some(Value::Array(vec![Value::Object(entry)]))
-}
-
-fn project_error(v: &Value, share: usize) -> Option<Value> {
-    let text = v.as_str().unwrap_or_default();
-    if json_string_chars(text) <= share {
-        return Some(v.clone());
-    }
-    let lead = text.strip_suffix(ERROR_SUFFIX).unwrap_or(text);
-    let room = share.checked_sub(json_string_chars(ERROR_SUFFIX))?;
-    let end = longest_prefix(lead, |escaped| escaped <= room);
-    Some(json!(format!("{}{ERROR_SUFFIX}", &lead[..end])))
-}
-
-/// A marker for an original of `total_bytes` whose leading text is `available`, with the
-/// longest prefix whose marker fits `budget` chars.
-fn recut(available: &str, total_bytes: usize, budget: usize) -> Option<TruncationMarker> {
-    if marker_chars(total_bytes, 0) > budget {
-        return None;
-    }
-    // Growing the prefix adds at least one char and removes at most one digit from
-    // `omittedBytes`, so the size never shrinks: the first miss ends the scan.
-    let mut end = 0;
-    let mut escaped = 0;
-    for (i, c) in available.char_indices() {
-        escaped += escaped_chars(c);
-        let next = i + c.len_utf8();
-        if marker_chars(total_bytes.saturating_sub(next), escaped) > budget {
-            break;
-        }
-        end = next;
-    }
-    Some(TruncationMarker {
-        omitted_bytes: total_bytes.saturating_sub(end),
-        prefix: available[..end].to_string(),
-    })
-}
-
-/// End of the longest char-boundary prefix of `s` whose escaped size passes `fits`.
-fn longest_prefix(s: &str, fits: impl Fn(usize) -> bool) -> usize {
-    let mut escaped = 0;
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        escaped += escaped_chars(c);
-        if !fits(escaped) {
-            break;
-        }
-        end = i + c.len_utf8();
-    }
-    end
-}
-
-/// A value that is a truncation marker (the byte budget's, or one the guest built).
-fn as_marker(v: &Value) -> Option<TruncationMarker> {
-    let obj = v.as_object()?;
-    if obj.len() != 4
-        || obj.get("truncated") != Some(&json!(true))
-        || obj.get("guidance") != Some(&json!(GUIDANCE))
-    {
-        return None;
-    }
-    Some(TruncationMarker {
-        omitted_bytes: usize::try_from(obj.get("omittedBytes")?.as_u64()?).ok()?,
-        prefix: obj.get("prefix")?.as_str()?.to_string(),
-    })
-}
-
-/// `[{"type":"json","value":<marker>}]`, the byte budget's projected output.
-fn single_output_marker(output: &Value) -> Option<TruncationMarker> {
-    match output.as_array()?.as_slice() {
-        [entry] if entry.get("type") == Some(&json!("json")) => as_marker(entry.get("value")?),
-        _ => None,
-    }
-}
-
-/// Chars of a marker whose prefix escapes to `prefix_chars` (quotes excluded).
-fn marker_chars(omitted_bytes: usize, prefix_chars: usize) -> usize {
-    let empty = TruncationMarker {
-        omitted_bytes: 0,
-        prefix: String::new(),
-    };
-    // The fixed text around the number and the empty prefix's two quotes.
-    let fixed = empty.to_json_string().len() - 1;
-    fixed + decimal_digits(omitted_bytes) + prefix_chars
-}
-
-fn decimal_digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
 fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
 /// UTF-16 code units of the compact JSON of `v`.
 pub fn chars_of(v: &Value) -> usize {
-    compact(v).encode_utf16().count()
-}
-
-/// UTF-16 code units `c` takes inside a JSON string.
-fn escaped_chars(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r' => 2,
-        c if u32::from(c) < 0x20 => 6,
-        c => c.len_utf16(),
-    }
-}
-
-fn json_string_chars(s: &str) -> usize {
-    2 + s.chars().map(escaped_chars).sum::<usize>()
+    Unit::Utf16.str_len(&compact(v))
 }
 
 #[cfg(test)]

@@ -3,14 +3,13 @@
 //! once, scopes each to the session that made it, and expires them.
 
 use crate::error::{messages, CodeModeError, ErrorCode};
+use crate::limits;
 use crate::run::cell::Cell;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
-
-pub const DEFAULT_MAX_SUSPENDED: usize = 64;
 
 /// Who may resume a run: everything must match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +60,7 @@ pub fn global() -> &'static Store {
     static STORE: OnceLock<Store> = OnceLock::new();
     STORE.get_or_init(|| Store {
         runs: Mutex::new(HashMap::new()),
-        max: AtomicUsize::new(DEFAULT_MAX_SUSPENDED),
+        max: AtomicUsize::new(limits::DEFAULT_MAX_SUSPENDED_RUNS),
     })
 }
 

@@ -1,9 +1,9 @@
 // Events of one session: the objects handed to the host's onEvent and their delivery.
 // onEvent is display-only: a listener that throws never affects a run. Previews pass
 // through the session's redaction (set by Rust) before any listener sees them.
-(function events() {
+(function events(deps) {
   "use strict";
-  const PREVIEW = 512;
+  const PREVIEW = deps.limits.eventPreviewChars;
   let onEvent = null;
   // Set by Rust to the session's redaction (secrets, patterns, tokens) plus the cut.
   let redactPreview = null;

@@ -4,11 +4,13 @@
 // ever crosses threads. Compiled on the Node thread; `modules` holds the module factories.
 (function glue(modules) {
   "use strict";
-  return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList) {
-    const events = modules.events();
+  // `limitsJson`: the numbers the modules check against, from Rust (limits::glue_limits).
+  return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList, limitsJson) {
+    const limits = JSON.parse(limitsJson);
+    const events = modules.events({ limits });
     const calls = modules.invoke({ events, done, pauseBudget, resumeBudget });
-    const options = modules.options({ invoke: calls });
-    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, watchToolList });
+    const options = modules.options({ invoke: calls, limits });
+    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
     // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
     // call's abort listener on signal, removed on settling. While any is pending the

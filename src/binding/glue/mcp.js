@@ -3,9 +3,9 @@
 // reloads, projects results, and reloads a server on tools/list_changed.
 (function mcp(deps) {
   "use strict";
-  const { addSurface, errorText, isObject, mcpLoaded, watchToolList } = deps;
-  const MCP_LIST_TIMEOUT_MS = 15000;
-  const MAX_PAGES = 100;
+  const { addSurface, errorText, isObject, mcpLoaded, watchToolList, limits } = deps;
+  const MCP_LIST_TIMEOUT_MS = limits.mcpListTimeoutMs;
+  const MAX_PAGES = limits.mcpMaxPages;
   // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
   // (60 s unless told) must not cut a call whose run is parked while the model thinks. The
   // run's lifetime bounds the call instead: ctx.signal aborts it when the run ends,

@@ -3,9 +3,9 @@
 // "invalid_input" naming the offending path; Rust receives plain JSON text only.
 (function options(deps) {
   "use strict";
-  const { invoke } = deps;
-  const MAX_NAMESPACE_DEPTH = 8;
-  const MAX_NAMESPACE_LEAVES = 2000;
+  const { invoke, limits } = deps;
+  const MAX_NAMESPACE_DEPTH = limits.maxNamespaceDepth;
+  const MAX_NAMESPACE_LEAVES = limits.maxNamespaceLeaves;
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
 

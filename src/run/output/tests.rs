@@ -2,6 +2,7 @@
 
 use super::entry::TEXT_HEAD;
 use super::*;
+use crate::json_size::Unit;
 use serde_json::json;
 
 /// The budget's results with output as JSON values, as these tests compare them.
@@ -22,6 +23,10 @@ impl OutputBudget {
         let (output, error) = self.finish_error_entries(error)?;
         Ok((OutputEntry::into_values(output), error))
     }
+}
+
+fn json_string_len(s: &str) -> usize {
+    Unit::Bytes.json_string_len(s)
 }
 
 fn size(v: &Value) -> usize {

@@ -1,6 +1,8 @@
 //! Unit tests of `resultBudgetChars` projection: envelope reservation, drop order, markers.
 
+use super::project::{as_marker, single_output_marker};
 use super::*;
+use crate::run::output::{TruncationMarker, ERROR_SUFFIX};
 
 fn telemetry() -> Value {
     json!({ "catalogSize": 3, "sources": { "openclaw": 3, "mcp": 0, "client": 0 }, "counterScope": "abcd1234",

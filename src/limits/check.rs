@@ -1,0 +1,60 @@
+//! Config validation of one `CodeModeLimits` key: whether its value is used as given,
+//! replaced by the default or clamped, by the same rules as `Limits::merge`.
+
+use super::{positive_integer, Languages, LANGUAGES_KEY};
+use super::{MAX_OUTPUT_BYTES, MAX_PENDING_TOOL_CALLS, MAX_SEARCH_LIMIT, MAX_SNAPSHOT_BYTES};
+use super::{MEMORY_LIMIT_BYTES, SEARCH_DEFAULT_LIMIT, SNAPSHOT_TTL_SECONDS, TIMEOUT_MS};
+use serde_json::Value;
+
+/// How one key of a `CodeModeLimits` object reads, for config validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LimitCheck {
+    /// Not a limit key.
+    Unknown,
+    /// A value used as given.
+    Fine,
+    /// A value that is replaced (default) or clamped; the text says how.
+    Problem(String),
+}
+
+/// Checks `value` under limit `key` against the resolution rules of [`Limits::merge`].
+/// `null` is fine (it means absent).
+pub fn check_limit(key: &str, value: &Value) -> LimitCheck {
+    if key == LANGUAGES_KEY {
+        return match value.is_null() || Languages::from_json(value).is_some() {
+            true => LimitCheck::Fine,
+            false => LimitCheck::Problem(
+                "must be a non-empty array of \"javascript\" and \"typescript\"; both languages apply".into(),
+            ),
+        };
+    }
+    let bounds = [
+        &TIMEOUT_MS,
+        &MEMORY_LIMIT_BYTES,
+        &MAX_OUTPUT_BYTES,
+        &MAX_SNAPSHOT_BYTES,
+        &MAX_PENDING_TOOL_CALLS,
+        &SNAPSHOT_TTL_SECONDS,
+        &SEARCH_DEFAULT_LIMIT,
+        &MAX_SEARCH_LIMIT,
+    ];
+    let Some(bound) = bounds.into_iter().find(|b| b.key == key) else {
+        return LimitCheck::Unknown;
+    };
+    if value.is_null() {
+        return LimitCheck::Fine;
+    }
+    match positive_integer(value) {
+        None => LimitCheck::Problem(format!(
+            "must be a positive integer (got {value}); the default {} applies",
+            bound.default
+        )),
+        Some(n) if n < bound.min || n > bound.max => LimitCheck::Problem(format!(
+            "{n} is outside {}..{} and is clamped to {}",
+            bound.min,
+            bound.max,
+            n.clamp(bound.min, bound.max)
+        )),
+        Some(_) => LimitCheck::Fine,
+    }
+}
