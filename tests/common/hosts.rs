@@ -77,6 +77,17 @@ impl FakeHost {
         }
     }
 
+    /// Answers `{ "echo": input }` from its own thread; `broken` fails with "disk on fire"
+    /// and `never` is never answered.
+    pub fn echoing() -> FakeHost {
+        FakeHost::new(Behaviour::Later(Answer::Echo))
+            .on(
+                "broken",
+                Behaviour::Later(Answer::tool_error("disk on fire")),
+            )
+            .on("never", Behaviour::Never)
+    }
+
     /// Calls of the tool named `tool` (its host name) behave as `behaviour`.
     pub fn on(mut self, tool: &str, behaviour: Behaviour) -> FakeHost {
         self.rules.push((tool.into(), behaviour));
