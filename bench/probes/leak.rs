@@ -4,9 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use codemode_native::runtime::timer;
 use codemode_native::guest::control::Control;
 use codemode_native::guest::vm::{Vm, VmLimits, LIVE_VMS};
+use codemode_native::runtime::timer;
 use serde_json::json;
 
 use crate::common::tool;
