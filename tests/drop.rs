@@ -11,71 +11,33 @@
 mod common;
 
 use codemode_native::guest::control::Control;
-use codemode_native::guest::natives::Bridge;
 use codemode_native::guest::vm::{Vm, VmLimits};
 use codemode_native::run::protocol::Event;
-use codemode_native::run::protocol::{Host, HostCall, Reply};
 use codemode_native::session::core::SessionCore;
 use codemode_native::session::store;
 use codemode_native::source::{Field, RawExecInput};
-use common::tool;
-use parking_lot::Mutex;
+use common::bridge::FakeBridge;
+use common::hosts::{Answer, Behaviour, FakeHost};
+use common::settle::until;
+use common::{run_id, tool};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
-
-/// A bridge that hands out fresh ids and never answers: every guest promise stays pending.
-#[derive(Default)]
-struct SilentBridge {
-    next: AtomicU32,
-}
-
-impl Bridge for SilentBridge {
-    fn call(&self, _: &str, _: &str, _: String) -> Result<u32, String> {
-        Ok(self.next.fetch_add(1, Ordering::Relaxed) + 1)
-    }
-    fn output(&self, _: u8, _: String) {}
-    fn console(&self, _: String) {}
-    fn timer(&self, _: u64) -> Result<u32, String> {
-        Ok(self.next.fetch_add(1, Ordering::Relaxed) + 1)
-    }
-    fn clear_timer(&self, _: u32) {}
-    fn yield_control(&self, _: Option<String>) -> u32 {
-        self.next.fetch_add(1, Ordering::Relaxed) + 1
-    }
-    fn finish(&self, _: bool, _: String) {}
-    fn fail(&self, _: String) {}
-    fn search(&self, _: &str, _: u32) -> Result<String, String> {
-        Ok(r#"["held"]"#.into())
-    }
-    fn describe(&self, _: &str) -> Result<String, String> {
-        Ok("{}".into())
-    }
-    fn tool_meta(&self, name: &str) -> Result<String, String> {
-        Ok(json!({ "name": name, "callableName": name }).to_string())
-    }
-    fn api_list(&self, _: &str) -> String {
-        r#"{"files":[]}"#.into()
-    }
-    fn api_read(&self, _: &str) -> Result<String, String> {
-        Err("no such file".into())
-    }
-    fn mcp_api(&self, _: &str, _: Option<&str>, _: bool) -> Result<String, String> {
-        Err("no MCP servers".into())
-    }
-}
+use std::time::Duration;
 
 fn bound_vm(memory_bytes: usize, control: Arc<Control>) -> Vm {
     let vm = Vm::blank().unwrap_or_else(|e| panic!("blank VM: {e:?}"));
+    // Every guest promise stays pending: the bridge never settles what it hands out.
+    let bridge = FakeBridge::with_catalog(&["held"]);
+    let prelude = bridge.prelude_config();
     vm.bind(
         VmLimits {
             memory_bytes,
             max_stack_bytes: 256 * 1024,
         },
         control,
-        Arc::new(SilentBridge::default()),
-        r#"{"tools":["held"]}"#,
+        Arc::new(bridge),
+        &prelude,
     )
     .unwrap_or_else(|e| panic!("bind: {e:?}"));
     vm
@@ -161,36 +123,19 @@ fn a_vm_whose_job_loop_was_interrupted_drops_cleanly() {
 
 // ---------- runs through the session ----------
 
-/// Keeps every reply unanswered until `answer_all`, so calls stay pending; never leaks one.
-#[derive(Default)]
-struct HeldHost {
-    replies: Mutex<Vec<Reply>>,
-    cancelled: Mutex<Vec<String>>,
+/// Holds every call but `echo` (answered at once) until `answer_all`; records cancels.
+fn held_host() -> Arc<FakeHost> {
+    FakeHost::new(Behaviour::Hold)
+        .on("echo", Behaviour::Now(Answer::Echo))
+        .shared()
 }
 
-impl HeldHost {
-    fn answer_all(&self) {
-        let replies: Vec<Reply> = self.replies.lock().drain(..).collect();
-        for reply in replies {
-            reply.ok(r#"{"late":true}"#.into());
-        }
-    }
+/// Answers every held call late; never leaks one.
+fn answer_all(host: &FakeHost) {
+    host.answer_held(r#"{"late":true}"#);
 }
 
-impl Host for HeldHost {
-    fn call_tool(&self, call: HostCall, reply: Reply) {
-        if call.tool_name == "echo" {
-            reply.ok(call.input_json);
-        } else {
-            self.replies.lock().push(reply);
-        }
-    }
-    fn cancel(&self, call_id: &str) {
-        self.cancelled.lock().push(call_id.to_string());
-    }
-}
-
-fn session(id: &str, limits: Value, host: Arc<HeldHost>) -> Arc<SessionCore> {
+fn session(id: &str, limits: Value, host: Arc<FakeHost>) -> Arc<SessionCore> {
     common::session(id, limits, vec![tool("held"), tool("echo")], host)
 }
 
@@ -200,19 +145,8 @@ fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
 }
 
 fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
-    let (tx, rx) = mpsc::channel();
-    session.wait(
-        Some(run_id.into()),
-        Box::new(move |outcome| {
-            let _ = tx.send(outcome.into_value());
-        }),
-    );
-    rx.recv_timeout(Duration::from_secs(60))
-        .unwrap_or_else(|_| json!({ "status": "no result" }))
-}
-
-fn run_id(result: &Value) -> String {
-    result["runId"].as_str().unwrap_or_default().to_string()
+    common::wait_within(session, run_id, Duration::from_secs(60))
+        .unwrap_or_else(|| json!({ "status": "no result" }))
 }
 
 /// Parks while holding everything at once: never-answered calls, a long timer, handles,
@@ -229,21 +163,10 @@ rejected.catch(() => {});
 return [await first, await second];
 "#;
 
-fn settle_quietly(deadline: Duration, done: impl Fn() -> bool) -> bool {
-    let until = Instant::now() + deadline;
-    while Instant::now() < until {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    done()
-}
-
 /// Every scenario in one test: they share the process-wide store, timers and VM count.
 #[test]
 fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
-    let host = Arc::new(HeldHost::default());
+    let host = held_host();
     let timers_before = codemode_native::runtime::timer::pending();
 
     // 1. close() while parked on a yield with calls and a timer pending.
@@ -253,12 +176,8 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     assert_eq!(s.runs().len(), 1);
     s.close();
     assert!(s.runs().is_empty());
-    assert_eq!(
-        host.cancelled.lock().len(),
-        2,
-        "both held calls are cancelled"
-    );
-    host.answer_all(); // late answers after close are ignored
+    assert_eq!(host.cancelled().len(), 2, "both held calls are cancelled");
+    answer_all(&host); // late answers after close are ignored
     assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
 
     // 2. cancelRun of a run parked on pending tools (deadline passed while idle).
@@ -274,7 +193,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
         !s.cancel_run(&run_id(&parked)),
         "a second cancel finds nothing"
     );
-    host.answer_all();
+    answer_all(&host);
 
     // 3. TTL expiry drops the VM on the timer thread.
     let s = session(
@@ -285,11 +204,11 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     let parked = exec(&s, HOARDER);
     assert_eq!(parked["status"], "waiting", "{parked}");
     assert!(
-        settle_quietly(Duration::from_secs(5), || s.runs().is_empty()),
+        until(Duration::from_secs(5), || s.runs().is_empty()),
         "the run expires"
     );
     assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
-    host.answer_all();
+    answer_all(&host);
 
     // 4. Abort of a running cell that waits on the host, then of a resumed wait.
     let s = session("drop-abort", json!({ "timeoutMs": 5000 }), host.clone());
@@ -306,30 +225,33 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
             let _ = tx.send(outcome.into_value());
         }),
     );
-    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        until(Duration::from_secs(10), || host.held_count() == 2),
+        "both calls reach the host"
+    );
     if let Some(cell) = cell {
         cell.push(Event::Abort);
     }
     let aborted = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
     assert_eq!(aborted["code"], "aborted", "{aborted}");
-    host.answer_all();
+    answer_all(&host);
 
     // 5. A wait that completes after the held calls were answered while parked.
     let s = session("drop-complete", json!({ "timeoutMs": 300 }), host.clone());
     let parked = exec(&s, HOARDER);
     assert_eq!(parked["status"], "waiting", "{parked}");
-    host.answer_all();
+    answer_all(&host);
     let mut result = wait(&s, &run_id(&parked));
     for _ in 0..10 {
         if result["status"] != "waiting" {
             break;
         }
-        host.answer_all();
+        answer_all(&host);
         result = wait(&s, &run_id(&result));
     }
     // The hour-long timer is still out, so the run keeps waiting: drop it by closing.
     s.close();
-    host.answer_all();
+    answer_all(&host);
 
     // 6. A timeout while computing, with pending calls and timers. The heap churns but stays
     // far below its limit, so only the deadline can end the run, however fast the machine.
@@ -340,7 +262,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
          for (;;) { keep.push([keep.length]); if (keep.length > 10000) keep.length = 0 }",
     );
     assert_eq!(timed_out["code"], "timeout", "{timed_out}");
-    host.answer_all();
+    answer_all(&host);
 
     // 6b. Out of memory with pending calls and timers fails the run at once; it never parks.
     // The deadline is far away, so only the memory limit can end the run.
@@ -361,7 +283,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
         "{exhausted}"
     );
     assert!(s.runs().is_empty(), "the failed run is not parked");
-    host.answer_all();
+    answer_all(&host);
 
     // 7. A session dropped without close while a run is parked: the store still owns the
     // run until it is cancelled through another handle of the same scope.
@@ -374,12 +296,12 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     assert_eq!(resumed["status"], "completed", "{resumed}");
 
     assert!(
-        settle_quietly(Duration::from_secs(5), || store::global().is_empty()),
+        until(Duration::from_secs(5), || store::global().is_empty()),
         "the process-wide store is empty again ({} left)",
         store::global().len()
     );
     assert!(
-        settle_quietly(Duration::from_secs(5), || {
+        until(Duration::from_secs(5), || {
             codemode_native::runtime::timer::pending() <= timers_before
         }),
         "every timer was cancelled ({} pending)",
@@ -387,7 +309,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     );
     // Only blank warm VMs remain (the warm pool keeps a few ready).
     assert!(
-        settle_quietly(Duration::from_secs(5), || {
+        until(Duration::from_secs(5), || {
             codemode_native::guest::vm::LIVE_VMS.load(Ordering::Relaxed) <= 8
         }),
         "live VMs: {}",

@@ -3,42 +3,21 @@
 mod common;
 
 use codemode_native::catalog::ToolSpec;
-use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply};
 use codemode_native::session::core::SessionCore;
 use codemode_native::source::{Field, RawExecInput};
+use common::hosts::{Answer, Behaviour, FakeHost};
 use common::tool;
 use serde_json::{json, Value};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Answers every call with `{ "echo": input }`, or fails for the tool named `broken`,
-/// or never answers for `never`, on its own thread after `delay`.
-struct FakeHost {
-    delay: Duration,
-}
-
-impl Host for FakeHost {
-    fn call_tool(&self, call: HostCall, reply: Reply) {
-        let delay = self.delay;
-        std::thread::spawn(move || {
-            std::thread::sleep(delay);
-            match call.tool_name.as_str() {
-                "never" => std::mem::forget(reply),
-                "broken" => reply.fail(HostFailure { message: "disk on fire".into(), code: "tool_error" }),
-                "broken-tool" => reply.fail(HostFailure { message: "broken-tool could not reach its server".into(), code: "tool_error" }),
-                _ => reply.ok(json!({ "echo": serde_json::from_str::<Value>(&call.input_json).unwrap_or(Value::Null) }).to_string()),
-            }
-        });
-    }
-    fn cancel(&self, _call_id: &str) {}
-}
-
 fn session(limits: Value, tools: Vec<ToolSpec>) -> Arc<SessionCore> {
-    let host = Arc::new(FakeHost {
-        delay: Duration::from_millis(1),
-    });
-    common::session("s1", limits, tools, host)
+    let host = FakeHost::echoing().on(
+        "broken-tool",
+        Behaviour::Later(Answer::tool_error("broken-tool could not reach its server")),
+    );
+    common::session("s1", limits, tools, host.shared())
 }
 
 fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
@@ -46,14 +25,7 @@ fn exec(session: &Arc<SessionCore>, code: &str) -> Value {
 }
 
 fn wait(session: &Arc<SessionCore>, run_id: &str) -> Value {
-    let (tx, rx) = mpsc::channel();
-    session.wait(
-        Some(run_id.into()),
-        Box::new(move |outcome| {
-            let _ = tx.send(outcome.into_value());
-        }),
-    );
-    rx.recv_timeout(Duration::from_secs(30)).expect("a result")
+    common::wait_within(session, run_id, Duration::from_secs(30)).expect("a result")
 }
 
 #[test]

@@ -1,14 +1,22 @@
 //! Builders shared by the Rust integration tests: a plain tool spec, a session over any
-//! fake host, and a blocking exec.
+//! fake host, exec and wait; the fake host and bridge, and condition waits.
+// Each test binary uses its own share of these helpers.
+#![allow(dead_code)]
+
+pub mod bridge;
+pub mod hosts;
+pub mod settle;
 
 use codemode_native::catalog::{Source, ToolSpec};
 use codemode_native::limits::Limits;
+use codemode_native::run::cell::Cell;
 use codemode_native::run::protocol::Host;
 use codemode_native::session::core::{SessionConfig, SessionCore};
 use codemode_native::session::store::Scope;
 use codemode_native::source::{Field, RawExecInput};
 use serde_json::Value;
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub fn tool(name: &str) -> ToolSpec {
@@ -51,17 +59,39 @@ pub fn session(
 
 /// Runs one cell and waits for its result; `None` if none arrives within `timeout`.
 pub fn exec_within(session: &Arc<SessionCore>, code: &str, timeout: Duration) -> Option<Value> {
+    start_exec(session, code).1.recv_timeout(timeout).ok()
+}
+
+/// Starts one cell: the cell (to push events into) and where its result will arrive.
+pub fn start_exec(session: &Arc<SessionCore>, code: &str) -> (Option<Arc<Cell>>, Receiver<Value>) {
     let (tx, rx) = mpsc::channel();
     let input = RawExecInput {
         code: Field::Value(code.into()),
         ..RawExecInput::default()
     };
-    session.exec(
+    let cell = session.exec(
         input,
         None,
         Box::new(move |outcome| {
             let _ = tx.send(outcome.into_value());
         }),
     );
+    (cell, rx)
+}
+
+/// Resumes a parked run and waits for its result; `None` if none arrives within `timeout`.
+pub fn wait_within(session: &Arc<SessionCore>, run_id: &str, timeout: Duration) -> Option<Value> {
+    let (tx, rx) = mpsc::channel();
+    session.wait(
+        Some(run_id.into()),
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome.into_value());
+        }),
+    );
     rx.recv_timeout(timeout).ok()
+}
+
+/// The `runId` of a waiting result (empty if it has none).
+pub fn run_id(result: &Value) -> String {
+    result["runId"].as_str().unwrap_or_default().to_string()
 }
