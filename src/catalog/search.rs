@@ -227,7 +227,6 @@ fn prefix(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
 
     use serde_json::json;
 
@@ -345,37 +344,5 @@ mod tests {
         t.label = Some("Weather Forecast".into());
         let c = catalog(vec![t, tool("x2")]);
         assert_eq!(names(&c, c.search("forecast", 10)), ["x1"]);
-    }
-
-    #[test]
-    #[ignore = "micro-benchmark; run with --release -- --ignored --nocapture"]
-    fn benchmark_build_and_query_for_1000_tools() {
-        let tools = generated(1000);
-        let entries = catalog(tools.clone());
-        let runs = 20;
-        let start = Instant::now();
-        for _ in 0..runs {
-            std::hint::black_box(super::SearchIndex::build(entries.entries()));
-        }
-        let build = start.elapsed() / runs;
-        let queries = [
-            "send email",
-            "list pull requests",
-            "calendar",
-            "delete_invoice_3",
-            "zzz",
-        ];
-        let start = Instant::now();
-        let rounds = 2000;
-        for i in 0..rounds {
-            std::hint::black_box(entries.search(queries[i % queries.len()], 8));
-        }
-        let query = start.elapsed() / rounds as u32;
-        let start = Instant::now();
-        std::hint::black_box(catalog(tools));
-        let whole = start.elapsed();
-        println!(
-            "1000 tools: index build {build:?}, query {query:?}, whole catalog build {whole:?}"
-        );
     }
 }

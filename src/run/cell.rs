@@ -9,7 +9,7 @@ mod verdict;
 use super::bridge::CellBridge;
 use super::owner::RunOwner;
 use super::protocol::{Event, Inbox};
-use super::result::{Outcome, RunMetrics};
+use super::result::RunMetrics;
 use super::state::RunBook;
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
+pub use crate::run::result::Responder;
 
 /// Cells alive in the process (running, idle or parked): for leak checks and stats.
 pub static LIVE_CELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -17,11 +17,14 @@ use serde_json::{json, Value};
 /// The finished result handed to the caller of exec/wait.
 pub type Outcome = CodeModeResult;
 
+/// What answers an exec or wait: called once, from any thread, with the run's result.
+pub type Responder = Box<dyn FnOnce(Outcome) + Send + 'static>;
+
 /// The binding's end of a result: its JSON, to settle a promise with.
 pub type Delivery = Box<dyn FnOnce(Value) + Send + 'static>;
 
 /// A responder that hands each result to `deliver` as JSON (no model result budget).
-pub fn delivering(deliver: Delivery) -> crate::run::cell::Responder {
+pub fn delivering(deliver: Delivery) -> Responder {
     Box::new(move |outcome: Outcome| deliver(outcome.into_value()))
 }
 
