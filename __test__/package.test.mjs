@@ -53,7 +53,9 @@ test('package.json lists the entries, the platform packages and their targets', 
     assert.equal(platform.name, `codemode-native-${dir}`);
     assert.equal(platform.version, pkg.version);
     assert.equal(pkg.optionalDependencies[platform.name], pkg.version, platform.name);
-    assert.deepEqual(platform.files, [`codemode-native.${dir}.node`]);
+    // The sandbox executable of isolation "process" ships next to the binary (not on Windows).
+    const sandbox = dir.startsWith('win32') ? [] : ['codemode-sandbox'];
+    assert.deepEqual(platform.files, [`codemode-native.${dir}.node`, ...sandbox]);
   }
   for (const triple of ['x86_64-unknown-linux-musl', 'aarch64-unknown-linux-musl', 'x86_64-pc-windows-msvc']) {
     assert.ok(pkg.napi.targets.includes(triple), triple);
@@ -76,6 +78,10 @@ before(() => {
   const platformDir = path.join(work, 'platform');
   fs.cpSync(path.join(root, 'npm', platform), platformDir, { recursive: true });
   fs.copyFileSync(path.join(root, binary), path.join(platformDir, binary));
+  if (process.platform !== 'win32') {
+    assert.ok(fs.existsSync(path.join(root, 'codemode-sandbox')), 'build the sandbox first (npm run build)');
+    fs.copyFileSync(path.join(root, 'codemode-sandbox'), path.join(platformDir, 'codemode-sandbox'));
+  }
   const platformTgz = run(['pack', '--silent', '--pack-destination', work], platformDir).trim().split('\n').pop();
   app = path.join(work, 'app');
   fs.mkdirSync(app);

@@ -18,7 +18,8 @@ function newestSource(dir) {
 }
 
 const sourceTime = Math.max(newestSource(join(root, "src")), statSync(join(root, "Cargo.toml")).mtimeMs);
-const built = binaries.length > 0 && binaries.every((b) => statSync(join(root, b)).mtimeMs >= sourceTime);
+const outputs = [...binaries, ...(process.platform === "win32" ? [] : ["codemode-sandbox"])];
+const built = binaries.length > 0 && outputs.every((b) => existsSync(join(root, b)) && statSync(join(root, b)).mtimeMs >= sourceTime);
 const run = (cmd) => execSync(cmd, { cwd: root, stdio: "inherit" });
 
 if (!existsSync(join(root, "node_modules", "@napi-rs", "cli"))) {
@@ -28,4 +29,5 @@ if (!existsSync(join(root, "node_modules", "@napi-rs", "cli"))) {
 if (!built) {
   console.log("codemode-native: building the addon in release mode (first build takes a few minutes)…");
   run("npx napi build --platform --release");
+  run("node scripts/build-sandbox.mjs --release");
 }

@@ -12,6 +12,7 @@ pub mod limits;
 pub mod mcp;
 pub mod run;
 pub mod runtime;
+pub mod sandbox;
 pub mod session;
 pub mod source;
 pub mod surfaces;

@@ -2,6 +2,7 @@
 
 use crate::catalog::{Source, ToolSpec};
 use crate::limits::Limits;
+use crate::sandbox::isolation::{self, Isolation};
 use crate::session::core::SessionConfig;
 use crate::session::store::Scope;
 use crate::source::redact::Redactor;
@@ -24,6 +25,7 @@ struct OptionsJson {
     tools: Vec<ToolJson>,
     #[serde(default)]
     surfaces: SurfacesJson,
+    isolation: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +79,11 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
             tools: options.tools.into_iter().map(ToolSpec::from).collect(),
             max_tool_calls: None,
             surfaces: options.surfaces,
+            isolation: options
+                .isolation
+                .as_deref()
+                .and_then(Isolation::parse)
+                .unwrap_or_else(isolation::addon_default),
         },
         events,
     ))

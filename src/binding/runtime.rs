@@ -4,6 +4,7 @@ use super::errors::{invalid, Code};
 use crate::limits::MAX_SUSPENDED_RUNS;
 use crate::run::cell;
 use crate::runtime::{pool, timer};
+use crate::sandbox::isolation::{self, Isolation};
 use crate::session::store;
 use crate::source::program::SourceError;
 use napi::bindgen_prelude::*;
@@ -13,13 +14,13 @@ use serde_json::{json, Value};
 /// Process-wide settings; call before the first session runs a cell. Misuse throws with
 /// `code: "invalid_input"`.
 #[napi(
-    ts_args_type = "options: { workerThreads?: number; maxSuspendedRuns?: number }",
+    ts_args_type = "options: { workerThreads?: number; maxSuspendedRuns?: number; isolation?: \"process\" | \"thread\" }",
     ts_return_type = "void"
 )]
 pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
     if !options.is_object() {
         return Err(invalid(
-            "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns? }",
+            "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns?, isolation? }",
         ));
     }
     if let Some(threads) = options.get("workerThreads").filter(|v| !v.is_null()) {
@@ -41,6 +42,18 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
             })?;
         store::global().set_max(usize::try_from(max).unwrap_or(usize::MAX));
     }
+    if let Some(isolation) = options.get("isolation").filter(|v| !v.is_null()) {
+        let isolation = isolation
+            .as_str()
+            .and_then(Isolation::parse)
+            .ok_or_else(|| invalid("isolation must be \"process\" or \"thread\""))?;
+        if isolation == Isolation::Process && !Isolation::process_supported() {
+            return Err(invalid(
+                "isolation \"process\" is not supported on this platform; use \"thread\"",
+            ));
+        }
+        isolation::configure_default(isolation);
+    }
     Ok(())
 }
 
@@ -49,10 +62,12 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
 /// idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
 /// `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
 /// running (0 before the first cell), `stuckWorkers` those of them still inside a built-in
-/// whose cell the watchdog already answered (each has a replacement in `workers`).
+/// whose cell the watchdog already answered (each has a replacement in `workers`),
+/// `sandboxProcesses` sandbox processes alive (`isolation: "process"`), `isolation` the
+/// default of sessions that do not choose.
 #[napi(
     js_name = "codeModeRuntimeStats",
-    ts_return_type = "{ parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number }"
+    ts_return_type = "{ parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number; sandboxProcesses: number; isolation: \"process\" | \"thread\" }"
 )]
 pub fn code_mode_runtime_stats() -> Value {
     json!({
@@ -62,6 +77,9 @@ pub fn code_mode_runtime_stats() -> Value {
         "pendingTimers": timer::pending(),
         "workers": pool::live_workers(),
         "stuckWorkers": pool::stuck_workers(),
+        "sandboxProcesses": crate::sandbox::process::LIVE_PROCESSES
+            .load(std::sync::atomic::Ordering::Relaxed),
+        "isolation": isolation::addon_default().as_str(),
     })
 }
 

@@ -25,6 +25,18 @@ pub struct Control {
     interrupted: AtomicU8,
     /// Open `pauseBudget()` windows: the clock is stopped while any is open.
     pauses: Mutex<PauseState>,
+    /// Told of an abort: a VM in a sandbox process has its own control to stop.
+    on_abort: AbortHook,
+}
+
+/// `Control::on_abort`'s callback.
+#[derive(Default)]
+struct AbortHook(Mutex<Option<Box<dyn Fn() + Send + Sync>>>);
+
+impl std::fmt::Debug for AbortHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AbortHook")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +64,36 @@ impl Control {
 
     pub fn abort(&self) {
         self.abort.store(true, Ordering::SeqCst);
+        if let Some(hook) = self.on_abort.0.lock().as_ref() {
+            hook();
+        }
+    }
+
+    /// Calls `hook` on every later abort.
+    pub fn on_abort(&self, hook: Box<dyn Fn() + Send + Sync>) {
+        *self.on_abort.0.lock() = Some(hook);
+    }
+
+    /// Time left before the deadline; `None` while a pause window is open or without one.
+    pub fn remaining_ns(&self) -> Option<u64> {
+        if self.pauses.lock().open > 0 {
+            return None;
+        }
+        let deadline = self.deadline_ns();
+        (deadline != u64::MAX).then(|| deadline.saturating_sub(now_ns()))
+    }
+
+    /// Adopts an interrupt reason recorded elsewhere (by a sandbox process's control);
+    /// 0 (none) changes nothing.
+    pub fn adopt_interrupt(&self, reason: u8) {
+        if (1..=3).contains(&reason) {
+            self.interrupted.store(reason, Ordering::SeqCst);
+        }
+    }
+
+    /// The interrupt reason as [`Control::adopt_interrupt`] takes it.
+    pub fn interrupt_code(&self) -> u8 {
+        self.interrupted.load(Ordering::SeqCst)
     }
 
     pub fn is_aborted(&self) -> bool {

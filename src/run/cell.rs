@@ -13,9 +13,10 @@ use super::result::RunMetrics;
 use super::state::RunBook;
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::{instant_of, now_ns, Control, Interrupt};
-use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::guest::vm::{StartError, VmLimits};
 use crate::runtime::watchdog::TurnWatch;
 use crate::runtime::{pool, timer};
+use crate::sandbox::handle::VmHandle;
 use crate::source::Language;
 use parking_lot::Mutex;
 use std::collections::VecDeque;
@@ -38,7 +39,7 @@ pub struct CellSource {
 
 enum Phase {
     New(CellSource),
-    Live(Vm),
+    Live(VmHandle),
     Done,
 }
 
@@ -247,7 +248,10 @@ impl Cell {
         }
         if abandoned {
             self.retire_vm();
-            pool::stuck_turn_returned();
+            // A remote turn's worker only waited; the process it waited on was killed.
+            if !self.watch.is_remote() {
+                pool::stuck_turn_returned();
+            }
         }
         self.scheduled.store(false, Ordering::SeqCst);
         if self.running.load(Ordering::SeqCst) && !self.inbox.lock().is_empty() {
@@ -321,7 +325,7 @@ impl Cell {
         }
     }
 
-    fn start(self: &Arc<Self>, source: CellSource) -> Result<Vm, CodeModeError> {
+    fn start(self: &Arc<Self>, source: CellSource) -> Result<VmHandle, CodeModeError> {
         if self.control.is_aborted() {
             return Err(CodeModeError::aborted());
         }
@@ -348,22 +352,54 @@ impl Cell {
             memory_bytes: limits.memory_limit_bytes as usize,
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
-        let vm = crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
-        vm.bind(
-            vm_limits,
-            self.control.clone(),
-            bridge,
-            &self.owner.prelude_config(),
-        )
-        .map_err(|e| start_error(e, self.language))?;
+        let vm = self.new_vm(&source.code)?;
+        let config = self.owner.prelude_config();
+        if let Err(error) = vm.bind(vm_limits, self.control.clone(), bridge, &config) {
+            return Err(match vm.lost() {
+                Some(why) => lost_error(why),
+                None => start_error(error, self.language),
+            });
+        }
         match vm.start(&js, self.language.user_file()) {
             Ok(()) => Ok(vm),
-            // Out of memory while compiling or running synchronously, or interrupted: the
-            // turn's verdict reports it.
-            Err(_) if vm.memory_exhausted() => Ok(vm),
+            // Out of memory while compiling or running synchronously, interrupted, or its
+            // sandbox process died: the turn's verdict reports it.
+            Err(_) if vm.memory_exhausted() || vm.lost().is_some() => Ok(vm),
             Err(StartError::Runtime(_)) if self.control.interrupt() != Interrupt::None => Ok(vm),
             Err(error) => Err(start_error(error, self.language)),
         }
+    }
+}
+
+impl Cell {
+    /// A blank VM where the owner's isolation puts it: a warm one from this process, or
+    /// one in the session's sandbox process (whose CPU clock and kill switch the watchdog
+    /// then uses for this cell's turns).
+    fn new_vm(&self, code: &str) -> Result<VmHandle, CodeModeError> {
+        let Some(sandbox) = self.owner.sandbox() else {
+            let vm =
+                crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
+            return Ok(VmHandle::Thread(vm));
+        };
+        let vm = sandbox
+            .new_vm(pool::global().threads() + 1)
+            .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
+        if crate::runtime::panic_probe::armed(code, crate::runtime::panic_probe::SANDBOX_MARKER) {
+            vm.process()
+                .send(&crate::sandbox::wire::ToChild::Forbidden {
+                    call: "socket".into(),
+                });
+        }
+        let process = Arc::downgrade(vm.process());
+        self.watch.follow_remote(crate::runtime::watchdog::Remote {
+            cpu_clock: vm.process().cpu_clock(),
+            kill: Box::new(move || {
+                if let Some(process) = process.upgrade() {
+                    process.kill();
+                }
+            }),
+        });
+        Ok(VmHandle::Process(vm))
     }
 }
 
@@ -375,6 +411,11 @@ impl Drop for Cell {
 
 fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A run whose sandbox process died under it.
+fn lost_error(why: &str) -> CodeModeError {
+    CodeModeError::internal(format!("{why}; this run is lost"))
 }
 
 fn start_error(error: StartError, language: Language) -> CodeModeError {

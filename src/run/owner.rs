@@ -49,6 +49,10 @@ pub trait RunContext: Directory {
     /// Headless scripts: the most tool calls one run may make.
     fn max_tool_calls(&self) -> Option<u64>;
     fn count_call(&self);
+    /// The sandbox process guests run in (`isolation: "process"`); `None` runs them here.
+    fn sandbox(&self) -> Option<&crate::sandbox::isolation::Sandbox> {
+        None
+    }
 }
 
 /// The owner's side of a run's lifecycle (tokio's `Schedule` is the model): generic over

@@ -41,10 +41,18 @@ pub enum Judgement {
 /// Whether a worker is inside a turn of one cell, since when, on which thread's CPU
 /// clock, and whether the watchdog gave up on that turn. `started_ns` is one atomic, so
 /// "the turn that began by then" is exact.
-#[derive(Debug)]
 pub struct TurnWatch {
     started_ns: AtomicU64,
     cpu_clock: AtomicI64,
+    /// Set when the cell's guest runs in another process: that process's CPU clock and
+    /// how to end it, since no worker of ours computes there.
+    remote: std::sync::OnceLock<Remote>,
+}
+
+/// The process a remote guest runs in, as the watchdog sees it.
+pub struct Remote {
+    pub cpu_clock: Option<i64>,
+    pub kill: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Default for TurnWatch {
@@ -52,13 +60,41 @@ impl Default for TurnWatch {
         TurnWatch {
             started_ns: AtomicU64::new(IDLE),
             cpu_clock: AtomicI64::new(NO_CLOCK),
+            remote: std::sync::OnceLock::new(),
         }
     }
 }
 
 impl TurnWatch {
+    /// From now on the turns' guest runs in another process (set once).
+    pub fn follow_remote(&self, remote: Remote) {
+        // The turn running now (which created the remote VM) is judged on that clock too.
+        self.cpu_clock
+            .store(remote.cpu_clock.unwrap_or(NO_CLOCK), Ordering::SeqCst);
+        let _ = self.remote.set(remote);
+    }
+
+    /// Ends the remote guest's process, if the guest is remote; false otherwise.
+    pub fn kill_remote(&self) -> bool {
+        match self.remote.get() {
+            Some(remote) => {
+                (remote.kill)();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn is_remote(&self) -> bool {
+        self.remote.get().is_some()
+    }
+
     pub fn enter(&self) {
-        self.cpu_clock.store(cpu_clock::current(), Ordering::SeqCst);
+        let clock = match self.remote.get() {
+            Some(remote) => remote.cpu_clock.unwrap_or(NO_CLOCK),
+            None => cpu_clock::current(),
+        };
+        self.cpu_clock.store(clock, Ordering::SeqCst);
         let now = now_ns().clamp(IDLE + 1, ABANDONED - 1);
         self.started_ns.store(now, Ordering::SeqCst);
     }

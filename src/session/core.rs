@@ -12,6 +12,7 @@ use crate::run::protocol::Event;
 use crate::run::protocol::Host;
 use crate::run::result::{self, SessionTelemetry, Telemetry, ToolSources};
 use crate::runtime::timer;
+use crate::sandbox::isolation::{Isolation, Sandbox};
 use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
@@ -32,6 +33,8 @@ pub struct SessionConfig {
     pub max_tool_calls: Option<u64>,
     /// Namespaces, nodes, skills, Swarm and the configured MCP server names.
     pub surfaces: SurfacesJson,
+    /// Where this session's guests run.
+    pub isolation: Isolation,
 }
 
 #[derive(Default)]
@@ -61,6 +64,8 @@ pub struct SessionCore {
     pub(super) mcp: RwLock<McpCatalog>,
     /// Masks secrets in nested-call previews and events (`redaction` option).
     pub(super) redactor: Arc<Redactor>,
+    /// The sandbox process of `isolation: "process"`.
+    pub(super) sandbox: Option<Sandbox>,
 }
 
 impl SessionCore {
@@ -77,6 +82,16 @@ impl SessionCore {
     ) -> Result<Arc<SessionCore>, String> {
         let direct_only = direct_only_names(&config.tools);
         let host_tool_count = config.tools.len();
+        let sandbox = match config.isolation {
+            Isolation::Process if !Isolation::process_supported() => {
+                return Err(
+                    "isolation \"process\" is not supported on this platform; use \"thread\""
+                        .into(),
+                )
+            }
+            Isolation::Process => Some(Sandbox::default()),
+            Isolation::Thread => None,
+        };
         let mcp = McpCatalog::pending(config.surfaces.mcp_servers.clone());
         let surfaces = Surfaces::build(config.surfaces)?;
         let catalog = Catalog::build(config.tools, &surfaces.global_names());
@@ -99,6 +114,7 @@ impl SessionCore {
             surfaces,
             mcp: RwLock::new(mcp),
             redactor,
+            sandbox,
         }))
     }
 
@@ -350,6 +366,10 @@ impl SessionCore {
     /// Cancels active cells and drops parked ones. Idempotent.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
+        // The process ends once the last of its VMs is released below.
+        if let Some(sandbox) = &self.sandbox {
+            sandbox.release();
+        }
         let cells: Vec<Arc<Cell>> = self.cells.lock().drain().map(|(_, cell)| cell).collect();
         for cell in cells {
             if cell.is_running() {
@@ -436,6 +456,10 @@ impl RunContext for SessionCore {
 
     fn max_tool_calls(&self) -> Option<u64> {
         self.max_tool_calls
+    }
+
+    fn sandbox(&self) -> Option<&Sandbox> {
+        self.sandbox.as_ref()
     }
 
     fn count_call(&self) {

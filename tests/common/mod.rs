@@ -11,6 +11,7 @@ use codemode_native::catalog::{Source, ToolSpec};
 use codemode_native::limits::Limits;
 use codemode_native::run::cell::Cell;
 use codemode_native::run::protocol::Host;
+use codemode_native::sandbox::isolation::Isolation;
 use codemode_native::session::core::{SessionConfig, SessionCore};
 use codemode_native::session::store::Scope;
 use codemode_native::source::{Field, RawExecInput};
@@ -39,6 +40,17 @@ pub fn session(
     tools: Vec<ToolSpec>,
     host: Arc<dyn Host>,
 ) -> Arc<SessionCore> {
+    session_in(Isolation::Thread, id, limits, tools, host)
+}
+
+/// A session whose guests run as `isolation` says.
+pub fn session_in(
+    isolation: Isolation,
+    id: &str,
+    limits: Value,
+    tools: Vec<ToolSpec>,
+    host: Arc<dyn Host>,
+) -> Arc<SessionCore> {
     SessionCore::new(
         SessionConfig {
             scope: Scope {
@@ -51,6 +63,7 @@ pub fn session(
             tools,
             max_tool_calls: None,
             surfaces: Default::default(),
+            isolation,
         },
         host,
     )

@@ -212,6 +212,7 @@
         agentId: optionalString(options.agentId, "agentId"),
         agentRunId: optionalString(options.agentRunId, "agentRunId"),
         limits: options.limits || undefined,
+        isolation: isolationOption(options.isolation),
         redaction: redactionOptions(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,
@@ -227,6 +228,12 @@
     const text = serialize(tools.specs, tools.specs);
     tools.commit();
     return text;
+  }
+
+  function isolationOption(value) {
+    if (value === undefined || value === null) return undefined;
+    if (value !== "process" && value !== "thread") throw invalid('isolation must be "process" or "thread".');
+    return value;
   }
 
   function budgetOption(value) {

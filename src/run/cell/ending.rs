@@ -7,6 +7,7 @@ use crate::run::protocol::Event;
 use crate::run::result;
 use crate::runtime::watchdog;
 use crate::runtime::{pool, timer};
+use crate::sandbox::handle::VmHandle;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,7 +49,11 @@ impl Cell {
             watchdog::Judgement::Idle => {}
             watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
             watchdog::Judgement::Stuck => {
-                pool::global().replace_stuck_worker();
+                // A guest in a sandbox process is ended with it; one on our worker cannot
+                // be, so the worker is replaced and retires when the built-in returns.
+                if !self.watch.kill_remote() {
+                    pool::global().replace_stuck_worker();
+                }
                 let error = if self.control.is_aborted() {
                     CodeModeError::aborted()
                 } else {
@@ -96,8 +101,10 @@ impl Cell {
     /// to wait for), at guest priority.
     pub(super) fn retire_vm(&self) {
         let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
-        if let Phase::Live(vm) = retired {
-            crate::runtime::reaper::discard(vm);
+        match retired {
+            Phase::Live(VmHandle::Thread(vm)) => crate::runtime::reaper::discard(vm),
+            // Releasing a sandboxed VM is one message.
+            other => drop(other),
         }
     }
 

@@ -3,14 +3,14 @@
 
 use super::Cell;
 use crate::guest::control::Interrupt;
-use crate::guest::vm::Vm;
 use crate::run::protocol::Event;
 use crate::runtime::pool;
+use crate::sandbox::handle::VmHandle;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 impl Cell {
-    pub(super) fn apply_events(&self, vm: &Vm) {
+    pub(super) fn apply_events(&self, vm: &VmHandle) {
         self.arrivals.store(0, Ordering::SeqCst);
         let events: Vec<Event> = self.inbox.lock().drain(..).collect();
         let bridge_admit = !events.is_empty();

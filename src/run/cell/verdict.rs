@@ -4,12 +4,12 @@
 use super::{Cell, Verdict};
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::control::Interrupt;
-use crate::guest::vm::Vm;
 use crate::run::failure::{guest_error_code, guest_error_text_mapped};
 use crate::run::state::Completion;
+use crate::sandbox::handle::VmHandle;
 
 impl Cell {
-    pub(super) fn verdict(&self, vm: &Vm) -> Verdict {
+    pub(super) fn verdict(&self, vm: &VmHandle) -> Verdict {
         // Whatever the guest caught and whatever calls are still out: a heap that hit its
         // limit may be in any state, so the run ends here instead of parking.
         if vm.memory_exhausted() {
@@ -23,6 +23,9 @@ impl Cell {
         }
         if self.control.is_aborted() {
             return Verdict::Finish(Err(CodeModeError::aborted()));
+        }
+        if let Some(why) = vm.lost() {
+            return Verdict::Finish(Err(super::lost_error(why)));
         }
         let mut book = self.book.lock();
         if let Some(fatal) = book.fatal.take() {
@@ -76,7 +79,7 @@ impl Cell {
     /// The failure for the first unhandled rejection, if any. Formatting the rejection
     /// runs guest code (its `message` getter, say), which the deadline may interrupt: the
     /// cell then times out instead of completing with a rejection nobody could read.
-    fn unhandled_rejection(&self, vm: &Vm) -> Option<Verdict> {
+    fn unhandled_rejection(&self, vm: &VmHandle) -> Option<Verdict> {
         let rejection = vm.first_unhandled_rejection();
         match self.control.interrupt() {
             Interrupt::Deadline => return Some(Verdict::Finish(Err(CodeModeError::timeout()))),
@@ -95,12 +98,12 @@ impl Cell {
 
     /// The heap came within a quarter of its limit during this run. Peak, not current use:
     /// by the time a failure is judged, the allocation that failed was never counted.
-    fn under_memory_pressure(&self, vm: &Vm) -> bool {
+    fn under_memory_pressure(&self, vm: &VmHandle) -> bool {
         let limit = self.owner.limits().memory_limit_bytes;
         vm.peak_heap_bytes().saturating_mul(4) >= limit.saturating_mul(3)
     }
 
-    fn guest_failure(&self, payload: &str, vm: &Vm) -> CodeModeError {
+    fn guest_failure(&self, payload: &str, vm: &VmHandle) -> CodeModeError {
         let map = |line: u32, column: u32| {
             self.position_map
                 .get()

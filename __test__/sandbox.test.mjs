@@ -1,0 +1,129 @@
+// `isolation: "process"`: attacks that crash QuickJS end a sandbox process, never the
+// gateway; a forbidden system call kills the sandbox; sandboxes die with their gateway
+// (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { ADDON_PATH, native } from './_helpers.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const supported = process.platform === 'linux' || process.platform === 'darwin';
+
+/** Starts a fixture; resolves with its first JSON line, its exit and the child itself. */
+function startChild(fixture, args, env = {}) {
+  const child = spawn(process.execPath, [join(here, 'fixtures', fixture), ADDON_PATH, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const firstLine = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line && out.includes('\n')) resolve(JSON.parse(line));
+    });
+    child.on('close', (code, signal) => reject(new Error(`child ended with ${code ?? signal} before reporting: ${err}`)));
+  });
+  const exit = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err })));
+  // A hang guard only: every fixture reports within seconds.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  exit.then(() => clearTimeout(guard));
+  return { child, firstLine, exit };
+}
+
+/** Linux: the sandbox processes whose parent is `pid`. */
+function sandboxChildren(pid) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && stat.includes('(codemode-sandbo')) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function until(check) {
+  for (const cap = Date.now() + 60_000; Date.now() < cap; await new Promise((r) => setTimeout(r, 10))) {
+    if (check()) return true;
+  }
+  return false;
+}
+
+test('isolation must be "process" or "thread"', () => {
+  assert.throws(() => new native.CodeModeSession({ sessionId: 'x', isolation: 'vm' }), (e) => e.code === 'invalid_input' && /isolation/.test(e.message));
+  assert.throws(() => native.configureCodeModeRuntime({ isolation: 'docker' }), (e) => e.code === 'invalid_input' && /isolation/.test(e.message));
+  assert.ok(['process', 'thread'].includes(native.codeModeRuntimeStats().isolation));
+});
+
+test('a thread-mode session starts no sandbox process; a process-mode one starts one and closing ends it', { skip: !supported }, async () => {
+  const before = native.codeModeRuntimeStats().sandboxProcesses;
+  const threaded = new native.CodeModeSession({ sessionId: 'iso-thread', isolation: 'thread' });
+  assert.equal((await threaded.exec({ code: 'return 1' })).value, 1);
+  assert.equal(native.codeModeRuntimeStats().sandboxProcesses, before);
+  const sandboxed = new native.CodeModeSession({ sessionId: 'iso-process', isolation: 'process' });
+  assert.equal((await sandboxed.exec({ code: 'return 2' })).value, 2);
+  assert.equal(native.codeModeRuntimeStats().sandboxProcesses, before + 1);
+  await sandboxed.close();
+  await threaded.close();
+  assert.ok(await until(() => native.codeModeRuntimeStats().sandboxProcesses === before), 'the sandbox process ends with its session');
+});
+
+test('QuickJS aborts under memory pressure and a forbidden system call end a sandbox, not the gateway', { skip: !supported }, async () => {
+  const { firstLine, exit } = startChild('sandbox-attacks.mjs', [], { CODEMODE_NATIVE_PANIC_PROBE: '1' });
+  const seen = await firstLine;
+  const ended = await exit;
+  assert.equal(ended.code, 0, `the gateway survived: ${ended.signal ?? ''} ${ended.err}`);
+  for (const [name, result] of Object.entries(seen.pressure)) {
+    // Whatever QuickJS did, the run is answered: a value, a memory failure, or the crash
+    // of its sandbox reported as an internal error that names the signal.
+    if (result.status === 'completed') continue;
+    assert.equal(result.status, 'failed', name);
+    const crash = result.code === 'internal_error' && /sandbox process crashed \(SIG[A-Z]+\); this run is lost/.test(result.error);
+    const memory = /memory/i.test(result.error ?? '');
+    assert.ok(crash || memory, `${name}: ${JSON.stringify(result)}`);
+  }
+  assert.deepEqual(seen.served, [1, 16, 64], 'another session is served after every attack');
+  assert.equal(seen.forbidden.code, 'internal_error', JSON.stringify(seen.forbidden));
+  assert.match(seen.forbidden.error, /crashed \(SIGSYS\)/);
+  assert.equal(seen.afterForbidden, 'fresh', 'a fresh sandbox replaces the killed one');
+  assert.equal(seen.bystanderAfter, 'alive');
+});
+
+test('sandboxes work from worker_threads and never keep Node alive', { skip: !supported }, async () => {
+  const { firstLine, exit } = startChild('sandbox-owner.mjs', ['end']);
+  const seen = await firstLine;
+  assert.equal(seen.value, 5);
+  assert.equal(seen.fromWorker, 5);
+  assert.equal(seen.parked, 'waiting');
+  const ended = await exit;
+  assert.equal(ended.code, 0, ended.err);
+});
+
+test('sandboxes die with a SIGKILLed gateway', { skip: process.platform !== 'linux' }, async () => {
+  const { child, firstLine, exit } = startChild('sandbox-owner.mjs', ['hold']);
+  await firstLine;
+  const sandboxes = sandboxChildren(child.pid);
+  assert.ok(sandboxes.length >= 1, 'the gateway runs a sandbox process');
+  child.kill('SIGKILL');
+  await exit;
+  assert.ok(await until(() => sandboxes.every((pid) => !alive(pid))), `sandboxes outlived their gateway: ${sandboxes}`);
+});

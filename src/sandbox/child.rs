@@ -1,0 +1,202 @@
+//! The sandbox process's side: VMs keyed by id, commands run on a fixed set of executor
+//! threads started before the jail closes, bridge calls forwarded to the addon. The end
+//! of its input (the addon exited or was killed) ends the process at once.
+
+mod proxy;
+
+use super::jail;
+use super::wire::{read_frame, write_frame, Clock, Command, Done, FromChild, Outcome, ToChild};
+use crate::guest::control::Control;
+use crate::guest::vm::{StartError, Vm, VmLimits};
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+use proxy::ProxyBridge;
+use std::collections::HashMap;
+use std::io::{BufReader, BufWriter};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where frames to the addon go; shared by every executor.
+type Out = Arc<Mutex<BufWriter<std::io::Stdout>>>;
+type Job = (Arc<Guest>, Clock, Command);
+
+/// One VM and what its commands share.
+struct Guest {
+    id: u64,
+    vm: Mutex<Option<Vm>>,
+    control: Arc<Control>,
+    replies: (
+        Sender<super::wire::BridgeReply>,
+        Receiver<super::wire::BridgeReply>,
+    ),
+}
+
+/// The sandbox executable's entry: serves the addon on stdin/stdout until stdin ends.
+/// `executors` is how many commands may run at once (the addon's worker count).
+pub fn serve(executors: usize) -> i32 {
+    // A panic here is a bug: dying makes the addon report a crash instead of waiting on a
+    // command that will never answer.
+    std::panic::set_hook(Box::new(|_| std::process::abort()));
+    jail::close_inherited_fds();
+    let out: Out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
+    let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
+    let executors = executors.max(1);
+    // Every thread must be fully started before the jail: thread start-up itself makes
+    // system calls the filter forbids.
+    let started = Arc::new(std::sync::Barrier::new(executors + 1));
+    for _ in 0..executors {
+        let queue = queue.clone();
+        let out = out.clone();
+        let started = started.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codemode-sandbox".into())
+            .stack_size(crate::runtime::pool::WORKER_STACK_BYTES)
+            .spawn(move || {
+                started.wait();
+                for (guest, clock, command) in queue.iter() {
+                    guest.run(clock, command, &out);
+                }
+            });
+        if spawned.is_err() {
+            return 70;
+        }
+    }
+    started.wait();
+    if let Err(error) = jail::lock_down() {
+        eprintln!("codemode-sandbox: cannot lock down the process: {error}");
+        return 71;
+    }
+    let mut input = BufReader::new(std::io::stdin());
+    let mut guests: HashMap<u64, Arc<Guest>> = HashMap::new();
+    while let Ok(Some(message)) = read_frame::<ToChild>(&mut input) {
+        match message {
+            ToChild::Run { vm, clock, command } => {
+                let guest = guests.entry(vm).or_insert_with(|| Guest::new(vm)).clone();
+                if jobs.send((guest, clock, command)).is_err() {
+                    break;
+                }
+            }
+            ToChild::Reply { vm, reply } => {
+                if let Some(guest) = guests.get(&vm) {
+                    let _ = guest.replies.0.send(reply);
+                }
+            }
+            ToChild::Abort { vm } => {
+                if let Some(guest) = guests.get(&vm) {
+                    guest.control.abort();
+                }
+            }
+            ToChild::Release { vm } => {
+                guests.remove(&vm);
+            }
+            ToChild::Forbidden { call } => jail::attempt_forbidden(&call),
+        }
+    }
+    // The addon is gone: nobody can use what this process holds.
+    std::process::exit(0)
+}
+
+impl Guest {
+    fn new(id: u64) -> Arc<Guest> {
+        Arc::new(Guest {
+            id,
+            vm: Mutex::new(None),
+            control: Arc::new(Control::new()),
+            replies: crossbeam_channel::unbounded(),
+        })
+    }
+
+    fn run(self: &Arc<Self>, clock: Clock, command: Command, out: &Out) {
+        let remaining = clock
+            .remaining_ns
+            .map_or(Duration::MAX, Duration::from_nanos);
+        self.control.set_deadline_after(remaining);
+        if clock.aborted {
+            self.control.abort();
+        }
+        let mut slot = self.vm.lock();
+        let outcome = match command {
+            Command::Bind {
+                memory_bytes,
+                max_stack_bytes,
+                config_json,
+            } => {
+                let limits = VmLimits {
+                    memory_bytes,
+                    max_stack_bytes,
+                };
+                Outcome::Started(self.bind(&mut slot, limits, &config_json, out))
+            }
+            command => match slot.as_ref() {
+                Some(vm) => self.on_vm(vm, command),
+                None => Outcome::Started(Err(super::wire::StartFailure::Runtime(
+                    "the sandbox has no VM for this run".into(),
+                ))),
+            },
+        };
+        let vm = slot.as_ref();
+        let done = Done {
+            outcome,
+            heap_bytes: vm.map_or(0, Vm::heap_bytes),
+            peak_heap_bytes: vm.map_or(0, Vm::peak_heap_bytes),
+            memory_exhausted: vm.is_some_and(Vm::memory_exhausted),
+            interrupt: self.control.interrupt_code(),
+        };
+        drop(slot);
+        let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm: self.id, done });
+    }
+
+    fn bind(
+        self: &Arc<Self>,
+        slot: &mut Option<Vm>,
+        limits: VmLimits,
+        config_json: &str,
+        out: &Out,
+    ) -> Result<(), super::wire::StartFailure> {
+        let vm = Vm::blank().map_err(to_wire)?;
+        let bridge = Arc::new(ProxyBridge::new(
+            self.id,
+            out.clone(),
+            self.replies.1.clone(),
+        ));
+        vm.bind(limits, self.control.clone(), bridge, config_json)
+            .map_err(to_wire)?;
+        *slot = Some(vm);
+        Ok(())
+    }
+
+    fn on_vm(&self, vm: &Vm, command: Command) -> Outcome {
+        match command {
+            Command::Bind { .. } => Outcome::Unit,
+            Command::Start { js, file } => Outcome::Started(vm.start(&js, &file).map_err(to_wire)),
+            Command::Settle { id, ok, payload } => {
+                vm.settle(id, ok, &payload);
+                Outcome::Unit
+            }
+            Command::FireTimer { id } => {
+                vm.fire_timer(id);
+                Outcome::Unit
+            }
+            Command::DrainJobs => {
+                vm.drain_jobs(&self.control);
+                Outcome::Unit
+            }
+            Command::FirstUnhandled => Outcome::Unhandled(vm.first_unhandled_rejection()),
+        }
+    }
+}
+
+fn to_wire(error: StartError) -> super::wire::StartFailure {
+    match error {
+        StartError::Syntax {
+            message,
+            line,
+            column,
+        } => super::wire::StartFailure::Syntax {
+            message,
+            line,
+            column,
+        },
+        StartError::Runtime(detail) => super::wire::StartFailure::Runtime(detail),
+    }
+}

@@ -1,0 +1,127 @@
+//! The guest's natives inside the sandbox: each `Bridge` call becomes a request to the
+//! addon, and calls that return something wait for its reply.
+
+use super::super::wire::{write_frame, BridgeReply, BridgeRequest, FromChild};
+use super::Out;
+use crate::guest::natives::Bridge;
+use crossbeam_channel::Receiver;
+
+/// What a call returns when the addon cannot answer (it is going away).
+const GONE: &str = "code mode sandbox lost its connection to the gateway";
+
+pub(super) struct ProxyBridge {
+    vm: u64,
+    out: Out,
+    replies: Receiver<BridgeReply>,
+}
+
+impl ProxyBridge {
+    pub(super) fn new(vm: u64, out: Out, replies: Receiver<BridgeReply>) -> Self {
+        ProxyBridge { vm, out, replies }
+    }
+
+    fn tell(&self, request: BridgeRequest) {
+        let message = FromChild::Bridge {
+            vm: self.vm,
+            request,
+        };
+        let _ = write_frame(&mut *self.out.lock(), &message);
+    }
+
+    fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
+        self.tell(request);
+        self.replies.recv().ok()
+    }
+
+    fn ask_text(&self, request: BridgeRequest) -> Result<String, String> {
+        match self.ask(request) {
+            Some(BridgeReply::TextOr(answer)) => answer,
+            Some(BridgeReply::Text(text)) => Ok(text),
+            _ => Err(GONE.into()),
+        }
+    }
+
+    fn ask_id(&self, request: BridgeRequest) -> Result<u32, String> {
+        match self.ask(request) {
+            Some(BridgeReply::Id32(answer)) => answer,
+            Some(BridgeReply::Id(id)) => Ok(id),
+            _ => Err(GONE.into()),
+        }
+    }
+}
+
+impl Bridge for ProxyBridge {
+    fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
+        self.ask_id(BridgeRequest::Call {
+            method: method.into(),
+            target: target.into(),
+            input_json,
+        })
+    }
+
+    fn output(&self, kind: u8, text: String) {
+        self.tell(BridgeRequest::Output { kind, text });
+    }
+
+    fn console(&self, line: String) {
+        self.tell(BridgeRequest::Console { line });
+    }
+
+    fn timer(&self, delay_ms: u64) -> Result<u32, String> {
+        self.ask_id(BridgeRequest::Timer { delay_ms })
+    }
+
+    fn clear_timer(&self, id: u32) {
+        self.tell(BridgeRequest::ClearTimer { id });
+    }
+
+    fn yield_control(&self, reason: Option<String>) -> u32 {
+        self.ask_id(BridgeRequest::Yield { reason }).unwrap_or(0)
+    }
+
+    fn finish(&self, ok: bool, payload: String) {
+        self.tell(BridgeRequest::Finish { ok, payload });
+    }
+
+    fn fail(&self, payload: String) {
+        self.tell(BridgeRequest::Fail { payload });
+    }
+
+    fn search(&self, query: &str, limit: u32) -> Result<String, String> {
+        self.ask_text(BridgeRequest::Search {
+            query: query.into(),
+            limit,
+        })
+    }
+
+    fn describe(&self, callable: &str) -> Result<String, String> {
+        self.ask_text(BridgeRequest::Describe {
+            callable: callable.into(),
+        })
+    }
+
+    fn tool_meta(&self, callable: &str) -> Result<String, String> {
+        self.ask_text(BridgeRequest::ToolMeta {
+            callable: callable.into(),
+        })
+    }
+
+    fn api_list(&self, prefix: &str) -> String {
+        self.ask_text(BridgeRequest::ApiList {
+            prefix: prefix.into(),
+        })
+        .unwrap_or_else(|_| r#"{"files":[]}"#.into())
+    }
+
+    fn api_read(&self, path: &str) -> Result<String, String> {
+        self.ask_text(BridgeRequest::ApiRead { path: path.into() })
+    }
+
+    fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String> {
+        self.ask_text(BridgeRequest::McpApi {
+            server: server.into(),
+            tool: tool.map(str::to_owned),
+            schema,
+        })
+    }
+}

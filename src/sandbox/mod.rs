@@ -1,0 +1,11 @@
+//! `isolation: "process"`: guests run in sandbox processes built from this crate, one per
+//! session, so a crash, abort or stuck built-in in QuickJS ends that process, not the gateway.
+
+pub mod child;
+pub mod handle;
+pub mod isolation;
+mod jail;
+pub mod locate;
+pub mod process;
+pub mod remote;
+pub mod wire;

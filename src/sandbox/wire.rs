@@ -1,0 +1,232 @@
+//! The messages between the addon and a sandbox process, and their framing: a u32
+//! little-endian length, then that many bytes of JSON. Every message names its VM.
+
+use serde::{Deserialize, Serialize};
+use std::io::{self, Read, Write};
+
+/// The largest frame either side accepts: larger means a corrupt stream, not a message.
+pub const MAX_FRAME: usize = 1 << 30;
+
+/// Addon → sandbox.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToChild {
+    /// Run `command` on VM `vm` (`Bind` creates it).
+    Run {
+        vm: u64,
+        clock: Clock,
+        command: Command,
+    },
+    /// The answer to VM `vm`'s pending bridge request.
+    Reply { vm: u64, reply: BridgeReply },
+    /// The run was aborted: stop its guest at the next interrupt check.
+    Abort { vm: u64 },
+    /// The VM is no longer needed.
+    Release { vm: u64 },
+    /// Test builds only: attempt a system call the jail forbids.
+    Forbidden { call: String },
+}
+
+/// The parent's deadline and abort state, sent with every command.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Clock {
+    /// Nanoseconds left; `None` while a pause window is open or without a deadline.
+    pub remaining_ns: Option<u64>,
+    pub aborted: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Command {
+    Bind {
+        memory_bytes: usize,
+        max_stack_bytes: usize,
+        config_json: String,
+    },
+    Start {
+        js: String,
+        file: String,
+    },
+    Settle {
+        id: u32,
+        ok: bool,
+        payload: String,
+    },
+    FireTimer {
+        id: u32,
+    },
+    DrainJobs,
+    FirstUnhandled,
+}
+
+/// Sandbox → addon.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FromChild {
+    /// The guest called a native: the addon runs it and, for a [`BridgeRequest::wants_reply`]
+    /// request, answers with [`ToChild::Reply`].
+    Bridge { vm: u64, request: BridgeRequest },
+    /// A command ended.
+    Done { vm: u64, done: Done },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Done {
+    pub outcome: Outcome,
+    pub heap_bytes: u64,
+    pub peak_heap_bytes: u64,
+    pub memory_exhausted: bool,
+    /// The sandbox's interrupt reason (0 none, 1 deadline, 2 abort, 3 memory).
+    pub interrupt: u8,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Outcome {
+    Unit,
+    Started(Result<(), StartFailure>),
+    Unhandled(Option<String>),
+}
+
+/// `guest::vm::StartError` on the wire.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum StartFailure {
+    Syntax {
+        message: String,
+        line: u32,
+        column: u32,
+    },
+    Runtime(String),
+}
+
+/// One call of the `Bridge` trait, made by the guest inside the sandbox.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum BridgeRequest {
+    Call {
+        method: String,
+        target: String,
+        input_json: String,
+    },
+    Output {
+        kind: u8,
+        text: String,
+    },
+    Console {
+        line: String,
+    },
+    Timer {
+        delay_ms: u64,
+    },
+    ClearTimer {
+        id: u32,
+    },
+    Yield {
+        reason: Option<String>,
+    },
+    Finish {
+        ok: bool,
+        payload: String,
+    },
+    Fail {
+        payload: String,
+    },
+    Search {
+        query: String,
+        limit: u32,
+    },
+    Describe {
+        callable: String,
+    },
+    ToolMeta {
+        callable: String,
+    },
+    ApiList {
+        prefix: String,
+    },
+    ApiRead {
+        path: String,
+    },
+    McpApi {
+        server: String,
+        tool: Option<String>,
+        schema: bool,
+    },
+}
+
+impl BridgeRequest {
+    /// Requests whose `Bridge` method returns nothing are not answered.
+    pub fn wants_reply(&self) -> bool {
+        !matches!(
+            self,
+            BridgeRequest::Output { .. }
+                | BridgeRequest::Console { .. }
+                | BridgeRequest::ClearTimer { .. }
+                | BridgeRequest::Finish { .. }
+                | BridgeRequest::Fail { .. }
+        )
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum BridgeReply {
+    Id(u32),
+    Text(String),
+    Id32(Result<u32, String>),
+    TextOr(Result<String, String>),
+}
+
+/// Writes one frame.
+pub fn write_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
+    let body = serde_json::to_vec(message).map_err(io::Error::other)?;
+    let len = u32::try_from(body.len()).map_err(|_| io::Error::other("frame too large"))?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(&body)?;
+    out.flush()
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    match input.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(io::Error::other("frame too large"));
+    }
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body)?;
+    serde_json::from_slice(&body)
+        .map(Some)
+        .map_err(io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_end_cleanly() {
+        let mut buffer = Vec::new();
+        let message = ToChild::Reply {
+            vm: 7,
+            reply: BridgeReply::TextOr(Err("no \"such\" tool".into())),
+        };
+        write_frame(&mut buffer, &message).unwrap();
+        let mut input = buffer.as_slice();
+        let back: ToChild = read_frame(&mut input).unwrap().unwrap();
+        assert!(matches!(
+            back,
+            ToChild::Reply { vm: 7, reply: BridgeReply::TextOr(Err(ref e)) } if e == "no \"such\" tool"
+        ));
+        assert!(read_frame::<ToChild>(&mut input).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_truncated_or_oversized_frame_is_an_error() {
+        let mut buffer = Vec::new();
+        write_frame(&mut buffer, &ToChild::Release { vm: 1 }).unwrap();
+        buffer.truncate(buffer.len() - 1);
+        assert!(read_frame::<ToChild>(&mut buffer.as_slice()).is_err());
+        let huge = (MAX_FRAME as u32 + 1).to_le_bytes();
+        assert!(read_frame::<ToChild>(&mut huge.as_slice()).is_err());
+    }
+}
