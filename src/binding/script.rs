@@ -3,13 +3,15 @@
 //! Headless scripts and restart-safe cells).
 
 use super::glue::glue_fn;
-use super::session::{CodeModeSession, Promised, StartFn};
+use super::session::{CodeModeSession, Promised};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::limits::{SCRIPT_TOOL_CALLS, SCRIPT_WALL_CLOCK_MS};
 use crate::run::cell::Responder;
 use crate::run::output::OutputEntry;
 use crate::run::result::{early_failure, CodeModeResult, Outcome};
 use crate::session::abort_watch::AbortTarget;
+use crate::session::core::SessionCore;
+use crate::session::pending_starts::DeferredStart;
 use crate::source::{Field, RawExecInput};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -73,8 +75,9 @@ pub fn run_code_mode_script<'env>(
     if core.mcp_loading() {
         // Like exec on a session: the script's `MCP` tree exists only once every server
         // has listed its tools (or failed to).
-        let start: StartFn = Box::new(move |core, _, respond| core.exec(input, None, respond));
-        session.defer_until_mcp(env, &options, token, None, start, respond)?;
+        let start: DeferredStart<SessionCore> =
+            Box::new(move |core, respond| core.exec(input, None, respond));
+        session.defer_until_mcp(env, &options, token, false, start, respond)?;
     } else if let Some(cell) = core.exec(input, None, respond) {
         session.watch_abort(env, &options, token, AbortTarget::call(&cell))?;
     }
@@ -85,7 +88,7 @@ pub fn run_code_mode_script<'env>(
 /// A headless run never waits: a yield, or host work still pending when the wall clock
 /// ran out, ends it as a failure (and drops the parked run). Returns the JSON to settle
 /// with: that failure lists the parked run's output after its telemetry.
-fn settle_headless(core: &crate::session::core::SessionCore, outcome: Outcome) -> Value {
+fn settle_headless(core: &SessionCore, outcome: Outcome) -> Value {
     let CodeModeResult::Waiting {
         run_id,
         reason,

@@ -7,11 +7,12 @@ use crate::limits::Limits;
 use crate::mcp::McpCatalog;
 use crate::run::cell::{Cell, CellSource, Responder};
 use crate::run::contracts::ContractCache;
-use crate::run::owner::{RunContext, RunOwner};
 use crate::run::protocol::Event;
 use crate::run::protocol::Host;
 use crate::run::result::{self, SessionTelemetry, Telemetry, ToolSources};
 use crate::runtime::timer;
+use crate::session::abort_watch::AbortGate;
+use crate::session::pending_starts::{DeferredStart, PendingStarts};
 use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
@@ -61,6 +62,8 @@ pub struct SessionCore {
     pub(super) mcp: RwLock<McpCatalog>,
     /// Masks secrets in nested-call previews and events (`redaction` option).
     pub(super) redactor: Arc<Redactor>,
+    /// Exec and wait calls waiting for the MCP tools to load.
+    pub(super) pending_starts: PendingStarts<SessionCore>,
 }
 
 impl SessionCore {
@@ -99,6 +102,7 @@ impl SessionCore {
             surfaces,
             mcp: RwLock::new(mcp),
             redactor,
+            pending_starts: PendingStarts::default(),
         }))
     }
 
@@ -227,6 +231,25 @@ impl SessionCore {
             session: Some(session),
             run: None,
         }
+    }
+
+    /// Queues `start` until the MCP tools are loaded; the returned gate is what the call's
+    /// abort signal fires. `announce`: `start_deferred` returns the cell once it starts.
+    pub fn defer_start(
+        &self,
+        start: DeferredStart<SessionCore>,
+        responder: Responder,
+        announce: bool,
+    ) -> Arc<AbortGate> {
+        self.pending_starts.push(start, responder, announce)
+    }
+
+    /// The MCP tools are loaded: starts the queued calls in call order (answering those
+    /// aborted meanwhile, or all if the session closed); returns the cells to announce.
+    pub fn start_deferred(self: &Arc<Self>) -> Vec<Arc<Cell>> {
+        let aborted = || result::early_failure(&CodeModeError::aborted(), self.telemetry());
+        self.pending_starts
+            .start_all(self, self.is_closed(), aborted)
     }
 
     /// Runs a cell. The responder is always called exactly once with the result.
@@ -407,54 +430,4 @@ fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) 
         surfaces.prelude_json()
     };
     Arc::from(json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string())
-}
-
-impl RunContext for SessionCore {
-    fn session_id(&self) -> &str {
-        SessionCore::session_id(self)
-    }
-
-    fn limits(&self) -> &Limits {
-        SessionCore::limits(self)
-    }
-
-    fn redactor(&self) -> &Arc<Redactor> {
-        SessionCore::redactor(self)
-    }
-
-    fn host(&self) -> &Arc<dyn Host> {
-        SessionCore::host(self)
-    }
-
-    fn prelude_config(&self) -> Arc<str> {
-        SessionCore::prelude_config(self)
-    }
-
-    fn telemetry(&self) -> Telemetry {
-        SessionCore::telemetry(self)
-    }
-
-    fn max_tool_calls(&self) -> Option<u64> {
-        self.max_tool_calls
-    }
-
-    fn count_call(&self) {
-        self.counters.call.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl RunOwner<Cell> for SessionCore {
-    fn park(
-        &self,
-        run: &Arc<Cell>,
-        reason: &'static str,
-        bytes: u64,
-        pending: usize,
-    ) -> Result<(), CodeModeError> {
-        SessionCore::park(self, run, reason, bytes, pending)
-    }
-
-    fn forget(&self, run_id: &str) {
-        SessionCore::forget(self, run_id)
-    }
 }

@@ -4,5 +4,7 @@
 pub mod abort_watch;
 pub mod core;
 mod directory;
+mod owner;
+pub mod pending_starts;
 pub mod result_budget;
 pub mod store;

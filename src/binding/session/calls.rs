@@ -1,14 +1,15 @@
 //! How a session's exec and wait calls open: the glue's promise and its responder (fitted
-//! to `resultBudgetChars`), abort signals, run-status events, and starts deferred until
-//! the session's MCP tools are loaded.
+//! to `resultBudgetChars`), abort signals and run-status events; starts that wait for the
+//! MCP tools queue in the session core.
 
 use super::super::glue::glue_fn;
 use super::super::mailbox::{RunSlot, Settle};
-use super::{CodeModeSession, Promised, StartFn};
+use super::{CodeModeSession, Promised};
 use crate::run::cell::{Cell, Responder};
 use crate::run::result::{Delivery, Outcome};
-use crate::session::abort_watch::{AbortGate, AbortTarget};
+use crate::session::abort_watch::AbortTarget;
 use crate::session::core::SessionCore;
+use crate::session::pending_starts::DeferredStart;
 use crate::session::result_budget;
 use napi::bindgen_prelude::*;
 use serde_json::Value;
@@ -16,9 +17,6 @@ use std::sync::Arc;
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
-/// A start deferred until MCP tools are loaded: taken once, by the first callback, on
-/// the Node thread (so no `Send` is needed).
-type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
 
 /// `open_call`'s outcome.
 enum OpenCall<'env> {
@@ -148,7 +146,9 @@ impl CodeModeSession {
         env: &'env Env,
         owner: Object<'env>,
         options: Option<Unknown>,
-        start: StartFn,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>
+            + Send
+            + 'static,
     ) -> Result<Object<'env>> {
         let (call_id, opened) = match self.open_call(env, owner, &options)? {
             OpenCall::Answered(promise) => return Ok(promise),
@@ -160,47 +160,41 @@ impl CodeModeSession {
             run,
             token,
         } = opened;
-        let start: StartFn = Box::new(move |core, _, responder| start(core, call_id, responder));
-        self.defer_until_mcp(env, &options, token, Some(run), start, responder)?;
+        // As `emit_running` does: the run id goes into the slot only for the events.
+        let events = self.emit.is_some();
+        let start: DeferredStart<SessionCore> = Box::new(move |core, responder| {
+            let cell = start(core, call_id, responder);
+            if let (true, Some(cell)) = (events, &cell) {
+                let _ = run.set(cell.run_id.clone());
+            }
+            cell
+        });
+        self.defer_until_mcp(env, &options, token, true, start, responder)?;
         Ok(promise)
     }
 
-    /// Starts `start` from the glue's `afterMcp` callback, once the MCP tools are loaded.
-    /// An abort (of `options`' signal, for the promise under `token`) that arrives before
-    /// the cell exists is remembered and answered when the callback runs. With a run slot,
-    /// the start emits `run_status: running`.
+    /// Queues `start` in the session core until the MCP tools load, and has the glue's
+    /// `afterMcp` start the queue then. The abort signal of `options` (for the promise
+    /// under `token`) fires the queued call's gate. `announce`: emit `run_status: running`
+    /// for the cell once it starts.
     pub(in crate::binding) fn defer_until_mcp(
         &self,
         env: &Env,
         options: &Option<Unknown>,
         token: u32,
-        run_slot: Option<RunSlot>,
-        start: StartFn,
+        announce: bool,
+        start: DeferredStart<SessionCore>,
         responder: Responder,
     ) -> Result<()> {
-        let gate: Arc<AbortGate> = Arc::default();
-        self.watch_abort(env, options, token, AbortTarget::Gate(gate.clone()))?;
-        let state: DeferredStart =
-            std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
+        let gate = self.core.defer_start(start, responder, announce);
+        self.watch_abort(env, options, token, AbortTarget::Gate(gate))?;
         let core = self.core.clone();
         let emit = self.emit.clone();
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
-            let Some((start, responder)) = state.borrow_mut().take() else {
-                return Ok(());
-            };
-            if gate.is_aborted() || core.is_closed() {
-                let error = crate::error::CodeModeError::aborted();
-                responder(crate::run::result::early_failure(&error, core.telemetry()));
-                return Ok(());
+            for cell in core.start_deferred() {
+                emit_running_event(&emit, ctx.env, &cell)?;
             }
-            let cell = start(&core, None, responder);
-            if let Some(cell) = &cell {
-                gate.attach(cell);
-            }
-            match &run_slot {
-                Some(slot) => emit_running(&emit, ctx.env, &cell, slot),
-                None => Ok(()),
-            }
+            Ok(())
         })?;
         glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)
     }
@@ -240,10 +234,22 @@ fn emit_running(
     cell: &Option<Arc<Cell>>,
     slot: &std::sync::OnceLock<String>,
 ) -> Result<()> {
-    let (Some(emit), Some(cell)) = (emit, cell) else {
+    let (Some(_), Some(cell)) = (emit, cell) else {
         return Ok(());
     };
     let _ = slot.set(cell.run_id.clone());
+    emit_running_event(emit, env, cell)
+}
+
+/// `run_status: running` for `cell`, when the session has an `onEvent` listener.
+fn emit_running_event(
+    emit: &Option<Arc<FunctionRef<String, ()>>>,
+    env: &Env,
+    cell: &Arc<Cell>,
+) -> Result<()> {
+    let Some(emit) = emit else {
+        return Ok(());
+    };
     let event =
         serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
     emit.borrow_back(env)?.call(event.to_string())
