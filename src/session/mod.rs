@@ -4,7 +4,10 @@
 pub mod abort_watch;
 pub mod core;
 mod directory;
+pub mod headless;
 mod owner;
 pub mod pending_starts;
 pub mod result_budget;
 pub mod store;
+#[cfg(test)]
+mod test_core;

@@ -169,25 +169,15 @@ impl CodeModeSession {
             }
             cell
         });
-        self.defer_until_mcp(env, &options, token, true, start, responder)?;
+        let gate = self.core.defer_start(start, responder, true);
+        self.watch_abort(env, &options, token, AbortTarget::Gate(gate))?;
+        self.start_deferred_after_mcp(env)?;
         Ok(promise)
     }
 
-    /// Queues `start` in the session core until the MCP tools load, and has the glue's
-    /// `afterMcp` start the queue then. The abort signal of `options` (for the promise
-    /// under `token`) fires the queued call's gate. `announce`: emit `run_status: running`
-    /// for the cell once it starts.
-    pub(in crate::binding) fn defer_until_mcp(
-        &self,
-        env: &Env,
-        options: &Option<Unknown>,
-        token: u32,
-        announce: bool,
-        start: DeferredStart<SessionCore>,
-        responder: Responder,
-    ) -> Result<()> {
-        let gate = self.core.defer_start(start, responder, announce);
-        self.watch_abort(env, options, token, AbortTarget::Gate(gate))?;
+    /// Has the glue's `afterMcp` start the calls queued in the session core once the
+    /// MCP tools are loaded, emitting `run_status: running` for those that asked.
+    pub(in crate::binding) fn start_deferred_after_mcp(&self, env: &Env) -> Result<()> {
         let core = self.core.clone();
         let emit = self.emit.clone();
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
