@@ -92,101 +92,111 @@ mod tests {
     use crate::run::result::{early_failure, CodeModeResult, Telemetry};
     use std::sync::mpsc;
 
-    /// The queue with a stand-in owner (the starts below need none).
-    type Queue = PendingStarts<()>;
-
-    /// A responder that sends its outcome to `tx`.
-    fn sending(tx: &mpsc::Sender<Outcome>) -> Responder {
-        let tx = tx.clone();
-        Box::new(move |outcome| {
-            let _ = tx.send(outcome);
-        })
-    }
-
     fn failure(code: ErrorCode) -> Outcome {
-        let error = CodeModeError::new(code, "test");
-        early_failure(&error, Telemetry::default())
+        early_failure(&CodeModeError::new(code, "test"), Telemetry::default())
     }
 
-    /// A start that records `label` and answers at once without a cell.
-    fn recording(label: &'static str, log: &mpsc::Sender<&'static str>) -> DeferredStart<()> {
-        let log = log.clone();
-        Box::new(move |_, responder| {
-            let _ = log.send(label);
-            responder(failure(ErrorCode::InvalidInput));
-            None
-        })
+    /// A queue with a stand-in owner, whose starts record their label and answer at once
+    /// without a cell, and whose responders report the error code they were answered with.
+    struct Fixture {
+        queue: PendingStarts<()>,
+        log: mpsc::Sender<&'static str>,
+        logged: mpsc::Receiver<&'static str>,
+        answers: mpsc::Sender<Option<ErrorCode>>,
+        answered: mpsc::Receiver<Option<ErrorCode>>,
     }
 
-    fn start_all(queue: &Queue, closed: bool) -> Vec<Arc<Cell>> {
-        queue.start_all(&Arc::new(()), closed, || failure(ErrorCode::Aborted))
-    }
+    impl Fixture {
+        fn new() -> Self {
+            let (log, logged) = mpsc::channel();
+            let (answers, answered) = mpsc::channel();
+            Fixture {
+                queue: PendingStarts::default(),
+                log,
+                logged,
+                answers,
+                answered,
+            }
+        }
 
-    fn codes(rx: &mpsc::Receiver<Outcome>) -> Vec<Option<ErrorCode>> {
-        rx.try_iter()
-            .map(|outcome| match outcome {
-                CodeModeResult::Failed { code, .. } => Some(code),
-                _ => None,
-            })
-            .collect()
+        fn push(&self, label: &'static str, announce: bool) -> Arc<AbortGate> {
+            let log = self.log.clone();
+            let start: DeferredStart<()> = Box::new(move |_, responder| {
+                let _ = log.send(label);
+                responder(failure(ErrorCode::InvalidInput));
+                None
+            });
+            let answers = self.answers.clone();
+            let responder: Responder = Box::new(move |outcome| {
+                let code = match outcome {
+                    CodeModeResult::Failed { code, .. } => Some(code),
+                    _ => None,
+                };
+                let _ = answers.send(code);
+            });
+            self.queue.push(start, responder, announce)
+        }
+
+        fn start_all(&self, closed: bool) -> Vec<Arc<Cell>> {
+            let aborted = || failure(ErrorCode::Aborted);
+            self.queue.start_all(&Arc::new(()), closed, aborted)
+        }
+
+        fn started(&self) -> Vec<&'static str> {
+            self.logged.try_iter().collect()
+        }
+
+        fn answered(&self) -> Vec<Option<ErrorCode>> {
+            self.answered.try_iter().collect()
+        }
     }
 
     #[test]
     fn queued_starts_wait_until_started_and_then_run_in_call_order() {
-        let queue = Queue::default();
-        let (log, logged) = mpsc::channel();
-        let (tx, rx) = mpsc::channel();
-        queue.push(recording("first", &log), sending(&tx), true);
-        queue.push(recording("second", &log), sending(&tx), false);
-        assert_eq!(queue.len(), 2);
-        assert!(logged.try_recv().is_err());
-        assert!(rx.try_recv().is_err());
+        let fixture = Fixture::new();
+        fixture.push("first", true);
+        fixture.push("second", false);
+        assert_eq!(fixture.queue.len(), 2);
+        assert!(fixture.started().is_empty());
+        assert!(fixture.answered().is_empty());
 
-        assert!(start_all(&queue, false).is_empty());
-        assert_eq!(logged.try_iter().collect::<Vec<_>>(), ["first", "second"]);
-        assert_eq!(codes(&rx), [Some(ErrorCode::InvalidInput); 2]);
-        assert_eq!(queue.len(), 0);
+        assert!(fixture.start_all(false).is_empty());
+        assert_eq!(fixture.started(), ["first", "second"]);
+        assert_eq!(fixture.answered(), [Some(ErrorCode::InvalidInput); 2]);
+        assert_eq!(fixture.queue.len(), 0);
     }
 
     #[test]
     fn a_start_aborted_before_the_tools_load_is_answered_aborted_and_never_runs() {
-        let queue = Queue::default();
-        let (log, logged) = mpsc::channel();
-        let (tx, rx) = mpsc::channel();
-        let gate = queue.push(recording("aborted", &log), sending(&tx), true);
-        queue.push(recording("kept", &log), sending(&tx), true);
+        let fixture = Fixture::new();
+        let gate = fixture.push("aborted", true);
+        fixture.push("kept", true);
         gate.abort();
 
-        start_all(&queue, false);
-        assert_eq!(logged.try_iter().collect::<Vec<_>>(), ["kept"]);
-        assert_eq!(
-            codes(&rx),
-            [Some(ErrorCode::Aborted), Some(ErrorCode::InvalidInput)]
-        );
+        fixture.start_all(false);
+        assert_eq!(fixture.started(), ["kept"]);
+        let answered = [Some(ErrorCode::Aborted), Some(ErrorCode::InvalidInput)];
+        assert_eq!(fixture.answered(), answered);
     }
 
     #[test]
     fn every_start_queued_on_a_closed_session_is_answered_aborted() {
-        let queue = Queue::default();
-        let (log, logged) = mpsc::channel();
-        let (tx, rx) = mpsc::channel();
-        queue.push(recording("one", &log), sending(&tx), false);
-        queue.push(recording("two", &log), sending(&tx), false);
+        let fixture = Fixture::new();
+        fixture.push("one", false);
+        fixture.push("two", false);
 
-        start_all(&queue, true);
-        assert!(logged.try_recv().is_err());
-        assert_eq!(codes(&rx), [Some(ErrorCode::Aborted); 2]);
+        fixture.start_all(true);
+        assert!(fixture.started().is_empty());
+        assert_eq!(fixture.answered(), [Some(ErrorCode::Aborted); 2]);
     }
 
     #[test]
     fn starting_twice_runs_each_queued_call_once() {
-        let queue = Queue::default();
-        let (log, logged) = mpsc::channel();
-        let (tx, rx) = mpsc::channel();
-        queue.push(recording("once", &log), sending(&tx), false);
-        start_all(&queue, false);
-        start_all(&queue, false);
-        assert_eq!(logged.try_iter().count(), 1);
-        assert_eq!(rx.try_iter().count(), 1);
+        let fixture = Fixture::new();
+        fixture.push("once", false);
+        fixture.start_all(false);
+        fixture.start_all(false);
+        assert_eq!(fixture.started(), ["once"]);
+        assert_eq!(fixture.answered().len(), 1);
     }
 }

@@ -91,12 +91,11 @@ fn validate_one(i: usize, read: Option<NamespaceRead>) -> Result<NamespaceJson, 
             "{at}.scope has more than {MAX_NAMESPACE_LEAVES} functions."
         ));
     }
-    let description = read
-        .description
-        .ok_or_else(|| format!("{at}.description must be a string."))?;
-    let prompt = read
-        .prompt
-        .ok_or_else(|| format!("{at}.prompt must be a string."))?;
+    let text = |value: Option<String>, field: &str| {
+        value.ok_or_else(|| format!("{at}.{field} must be a string."))
+    };
+    let description = text(read.description, "description")?;
+    let prompt = text(read.prompt, "prompt")?;
     let named = format!("{at}.globalName \"{name}\"");
     if !identifier(&name) {
         return Err(format!("{named} must be a JavaScript identifier."));

@@ -11,6 +11,13 @@ fn delivering(tx: &mpsc::Sender<Value>) -> Delivery {
     })
 }
 
+/// The code of the failed result delivered to `rx`, if one was.
+fn failed_code(rx: &mpsc::Receiver<Value>) -> Option<String> {
+    let result = rx.try_recv().ok()?;
+    assert_eq!(result["status"], "failed");
+    result["code"].as_str().map(str::to_string)
+}
+
 fn waiting(reason: &str, output: Vec<OutputEntry>) -> Outcome {
     CodeModeResult::Waiting {
         run_id: "run_unknown".into(),
@@ -80,9 +87,7 @@ fn a_script_aborted_before_it_starts_fails_aborted_and_closes_its_session() {
     };
     let started = start(&core, "return 1".into(), options, delivering(&tx));
     assert!(matches!(started, ScriptStart::Answered));
-    let result = rx.try_recv().unwrap_or_default();
-    assert_eq!(result["status"], "failed");
-    assert_eq!(result["code"], "aborted");
+    assert_eq!(failed_code(&rx), Some("aborted".into()));
     assert!(core.is_closed());
 }
 
@@ -102,9 +107,7 @@ fn a_script_waits_for_the_mcp_tools_and_closes_its_session_once_settled() {
     assert!(!core.is_closed());
 
     core.start_deferred();
-    let result = rx.try_recv().unwrap_or_default();
-    assert_eq!(result["status"], "failed");
-    assert_eq!(result["code"], "invalid_input");
+    assert_eq!(failed_code(&rx), Some("invalid_input".into()));
     assert!(core.is_closed());
 }
 

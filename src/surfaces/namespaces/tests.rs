@@ -18,26 +18,16 @@ fn error(namespaces: Value) -> String {
 
 #[test]
 fn namespace_names_are_validated_with_clear_messages() {
-    assert_eq!(
-        error(json!([ns("my-repo")])),
-        "namespaces[0].globalName \"my-repo\" must be a JavaScript identifier."
-    );
-    assert_eq!(
-        error(json!([ns("class")])),
-        "namespaces[0].globalName \"class\" is a JavaScript reserved word and cannot be a namespace."
-    );
-    assert_eq!(
-        error(json!([ns("MCP")])),
-        "namespaces[0].globalName \"MCP\" is a code mode runtime global and cannot be a namespace."
-    );
-    assert_eq!(
-        error(json!([ns("Math")])),
-        "namespaces[0].globalName \"Math\" is a JavaScript built-in and cannot be a namespace."
-    );
-    assert_eq!(
-        error(json!([ns("Repo"), ns("Repo")])),
-        "namespaces[1].globalName \"Repo\" is used by more than one namespace."
-    );
+    let cases = [
+        (json!([ns("my-repo")]), "namespaces[0].globalName \"my-repo\" must be a JavaScript identifier."),
+        (json!([ns("class")]), "namespaces[0].globalName \"class\" is a JavaScript reserved word and cannot be a namespace."),
+        (json!([ns("MCP")]), "namespaces[0].globalName \"MCP\" is a code mode runtime global and cannot be a namespace."),
+        (json!([ns("Math")]), "namespaces[0].globalName \"Math\" is a JavaScript built-in and cannot be a namespace."),
+        (json!([ns("Repo"), ns("Repo")]), "namespaces[1].globalName \"Repo\" is used by more than one namespace."),
+    ];
+    for (namespaces, message) in cases {
+        assert_eq!(error(namespaces), message);
+    }
 }
 
 #[test]
