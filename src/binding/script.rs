@@ -4,7 +4,8 @@
 use super::glue::glue_fn;
 use super::session::{CodeModeSession, Promised};
 use crate::session::abort_watch::AbortTarget;
-use crate::session::headless::{self, ScriptOptions, ScriptStart};
+use crate::session::headless::{self, ScriptOptions};
+use crate::session::pending_starts::CallStart;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -34,11 +35,11 @@ pub fn run_code_mode_script<'env>(
     } = session.promised(env, None)?;
     let options = Some(options);
     match headless::start(session.core(), code, script, deliver) {
-        ScriptStart::Answered => {}
-        ScriptStart::Started(cell) => {
+        CallStart::Answered => {}
+        CallStart::Started(cell) => {
             session.watch_abort(env, &options, token, AbortTarget::call(&cell))?;
         }
-        ScriptStart::Deferred(gate) => {
+        CallStart::Deferred(gate) => {
             session.watch_abort(env, &options, token, AbortTarget::Gate(gate))?;
             session.start_deferred_after_mcp(env)?;
         }

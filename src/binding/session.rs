@@ -154,14 +154,12 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
         let raw = parse_exec_input(&read_input.call(input)?);
-        if self.core.mcp_loading() {
-            return self.start_after_mcp(env, this.object, options, move |core, call_id, r| {
-                core.exec(raw, call_id, r)
-            });
-        }
-        self.start_call(env, this.object, options, |core, call_id, responder| {
-            core.exec(raw, call_id, responder)
-        })
+        self.start_call(
+            env,
+            this.object,
+            options,
+            |core, call_id, responder, on_start| core.start_exec(raw, call_id, responder, on_start),
+        )
     }
 
     /// Extension: resolves once the MCP servers' tools are loaded (at once without MCP
@@ -199,8 +197,8 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
-        self.start_call(env, this.object, options, |core, _call_id, responder| {
-            core.wait(run_id, responder)
+        self.start_call(env, this.object, options, |core, _call_id, responder, _| {
+            core.wait(run_id, responder).into()
         })
     }
 

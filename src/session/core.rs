@@ -11,8 +11,7 @@ use crate::run::protocol::Event;
 use crate::run::protocol::Host;
 use crate::run::result::{self, SessionTelemetry, Telemetry, ToolSources};
 use crate::runtime::timer;
-use crate::session::abort_watch::AbortGate;
-use crate::session::pending_starts::{DeferredStart, PendingStarts};
+use crate::session::pending_starts::PendingStarts;
 use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
@@ -231,25 +230,6 @@ impl SessionCore {
             session: Some(session),
             run: None,
         }
-    }
-
-    /// Queues `start` until the MCP tools are loaded; the returned gate is what the call's
-    /// abort signal fires. `announce`: `start_deferred` returns the cell once it starts.
-    pub fn defer_start(
-        &self,
-        start: DeferredStart<SessionCore>,
-        responder: Responder,
-        announce: bool,
-    ) -> Arc<AbortGate> {
-        self.pending_starts.push(start, responder, announce)
-    }
-
-    /// The MCP tools are loaded: starts the queued calls in call order (answering those
-    /// aborted meanwhile, or all if the session closed); returns the cells to announce.
-    pub fn start_deferred(self: &Arc<Self>) -> Vec<Arc<Cell>> {
-        let aborted = || result::early_failure(&CodeModeError::aborted(), self.telemetry());
-        self.pending_starts
-            .start_all(self, self.is_closed(), aborted)
     }
 
     /// Runs a cell. The responder is always called exactly once with the result.

@@ -2,11 +2,11 @@
 //! budget that drains to completion, never settles `waiting`, and closes its session when
 //! it settles (docs/contract.md, Headless scripts and restart-safe cells).
 
-use super::abort_watch::AbortGate;
 use super::core::{SessionConfig, SessionCore};
+use super::pending_starts::CallStart;
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::limits::{SCRIPT_TOOL_CALLS, SCRIPT_WALL_CLOCK_MS};
-use crate::run::cell::{Cell, Responder};
+use crate::run::cell::Responder;
 use crate::run::output::OutputEntry;
 use crate::run::result::{early_failure, CodeModeResult, Delivery, Outcome};
 use crate::source::{Field, RawExecInput};
@@ -39,27 +39,18 @@ impl ScriptOptions {
     }
 }
 
-/// How a script's run began: what its abort signal should stop, if anything.
-pub enum ScriptStart {
-    /// The result is already delivered.
-    Answered,
-    Started(Arc<Cell>),
-    /// Queued until the session's MCP tools load (`SessionCore::start_deferred`).
-    Deferred(Arc<AbortGate>),
-}
-
-/// Starts `code` as the session's one run; `deliver` gets the result JSON once, after
-/// which the session is closed.
+/// Starts `code` as the session's one run (queued while the MCP tools load); `deliver`
+/// gets the result JSON once, after which the session is closed.
 pub fn start(
     core: &Arc<SessionCore>,
     code: String,
     options: ScriptOptions,
     deliver: Delivery,
-) -> ScriptStart {
+) -> CallStart {
     if options.aborted {
         core.close();
         deliver(early_failure(&CodeModeError::aborted(), core.telemetry()).into_value());
-        return ScriptStart::Answered;
+        return CallStart::Answered;
     }
     let input = RawExecInput {
         code: Field::Value(code),
@@ -72,17 +63,7 @@ pub fn start(
         finisher.close();
         deliver(outcome);
     });
-    if core.mcp_loading() {
-        // Like exec on a session: the script's `MCP` tree exists only once every server
-        // has listed its tools (or failed to).
-        let start =
-            Box::new(move |core: &Arc<SessionCore>, respond| core.exec(input, None, respond));
-        return ScriptStart::Deferred(core.defer_start(start, respond, false));
-    }
-    match core.exec(input, None, respond) {
-        Some(cell) => ScriptStart::Started(cell),
-        None => ScriptStart::Answered,
-    }
+    core.start_exec(input, None, respond, None)
 }
 
 /// A headless run never waits: a yield, or host work still pending when the wall clock

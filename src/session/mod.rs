@@ -8,6 +8,7 @@ pub mod headless;
 mod owner;
 pub mod pending_starts;
 pub mod result_budget;
+mod starting;
 pub mod store;
 #[cfg(test)]
 mod test_core;

@@ -14,11 +14,29 @@ use std::sync::Arc;
 pub type DeferredStart<Owner> =
     Box<dyn FnOnce(&Arc<Owner>, Responder) -> Option<Arc<Cell>> + Send + 'static>;
 
+/// Told a deferred call's cell once it starts (the binding keeps its run id for events).
+pub type OnStart = Box<dyn FnOnce(&Arc<Cell>) + Send + 'static>;
+
+/// How an exec or wait call began: what its abort signal should stop, if anything.
+pub enum CallStart {
+    /// The result is already delivered.
+    Answered,
+    Started(Arc<Cell>),
+    /// Queued until the session's MCP tools load (`SessionCore::start_deferred`).
+    Deferred(Arc<AbortGate>),
+}
+
+impl From<Option<Arc<Cell>>> for CallStart {
+    fn from(cell: Option<Arc<Cell>>) -> Self {
+        cell.map_or(CallStart::Answered, CallStart::Started)
+    }
+}
+
 struct Queued<Owner> {
     start: DeferredStart<Owner>,
     responder: Responder,
     gate: Arc<AbortGate>,
-    announce: bool,
+    on_start: Option<OnStart>,
 }
 
 /// A session's calls waiting for its MCP tools.
@@ -35,26 +53,27 @@ impl<Owner> Default for PendingStarts<Owner> {
 }
 
 impl<Owner> PendingStarts<Owner> {
-    /// Queues `start`; the returned gate is what the call's abort signal fires.
-    /// `announce`: [`PendingStarts::start_all`] returns the cell once it starts.
+    /// Queues `start`; the returned gate is what the call's abort signal fires. With
+    /// `on_start`, [`PendingStarts::start_all`] calls it and returns the cell once it starts.
     pub fn push(
         &self,
         start: DeferredStart<Owner>,
         responder: Responder,
-        announce: bool,
+        on_start: Option<OnStart>,
     ) -> Arc<AbortGate> {
         let gate: Arc<AbortGate> = Arc::default();
         self.queue.lock().push_back(Queued {
             start,
             responder,
             gate: gate.clone(),
-            announce,
+            on_start,
         });
         gate
     }
 
     /// Starts every queued call in call order, answering with `aborted()` those whose
-    /// gate fired (or all of them, when `closed`). Returns the started cells to announce.
+    /// gate fired (or all of them, when `closed`). Returns the started cells that had an
+    /// `on_start`.
     pub fn start_all(
         &self,
         owner: &Arc<Owner>,
@@ -72,7 +91,8 @@ impl<Owner> PendingStarts<Owner> {
                 continue;
             };
             call.gate.attach(&cell);
-            if call.announce {
+            if let Some(on_start) = call.on_start {
+                on_start(&cell);
                 announced.push(cell);
             }
         }
@@ -119,7 +139,7 @@ mod tests {
             }
         }
 
-        fn push(&self, label: &'static str, announce: bool) -> Arc<AbortGate> {
+        fn push(&self, label: &'static str, on_start: Option<OnStart>) -> Arc<AbortGate> {
             let log = self.log.clone();
             let start: DeferredStart<()> = Box::new(move |_, responder| {
                 let _ = log.send(label);
@@ -134,7 +154,7 @@ mod tests {
                 };
                 let _ = answers.send(code);
             });
-            self.queue.push(start, responder, announce)
+            self.queue.push(start, responder, on_start)
         }
 
         fn start_all(&self, closed: bool) -> Vec<Arc<Cell>> {
@@ -154,8 +174,8 @@ mod tests {
     #[test]
     fn queued_starts_wait_until_started_and_then_run_in_call_order() {
         let fixture = Fixture::new();
-        fixture.push("first", true);
-        fixture.push("second", false);
+        fixture.push("first", None);
+        fixture.push("second", None);
         assert_eq!(fixture.queue.len(), 2);
         assert!(fixture.started().is_empty());
         assert!(fixture.answered().is_empty());
@@ -169,8 +189,8 @@ mod tests {
     #[test]
     fn a_start_aborted_before_the_tools_load_is_answered_aborted_and_never_runs() {
         let fixture = Fixture::new();
-        let gate = fixture.push("aborted", true);
-        fixture.push("kept", true);
+        let gate = fixture.push("aborted", None);
+        fixture.push("kept", None);
         gate.abort();
 
         fixture.start_all(false);
@@ -182,8 +202,8 @@ mod tests {
     #[test]
     fn every_start_queued_on_a_closed_session_is_answered_aborted() {
         let fixture = Fixture::new();
-        fixture.push("one", false);
-        fixture.push("two", false);
+        fixture.push("one", None);
+        fixture.push("two", None);
 
         fixture.start_all(true);
         assert!(fixture.started().is_empty());
@@ -193,7 +213,7 @@ mod tests {
     #[test]
     fn starting_twice_runs_each_queued_call_once() {
         let fixture = Fixture::new();
-        fixture.push("once", false);
+        fixture.push("once", None);
         fixture.start_all(false);
         fixture.start_all(false);
         assert_eq!(fixture.started(), ["once"]);

@@ -9,7 +9,7 @@ use crate::run::cell::{Cell, Responder};
 use crate::run::result::{Delivery, Outcome};
 use crate::session::abort_watch::AbortTarget;
 use crate::session::core::SessionCore;
-use crate::session::pending_starts::DeferredStart;
+use crate::session::pending_starts::{CallStart, OnStart};
 use crate::session::result_budget;
 use napi::bindgen_prelude::*;
 use serde_json::Value;
@@ -108,71 +108,40 @@ impl CodeModeSession {
         ))
     }
 
-    /// The shared tail of exec and wait: `open_call`, then the `running` event and abort
-    /// wiring around `start`.
+    /// The shared tail of exec and wait: `open_call`, then `start`, then the `running`
+    /// event and abort wiring for the call as it began. `start` gets the call id, the
+    /// responder, and what a deferred start tells its cell to (the run id, for events).
     pub(super) fn start_call<'env>(
         &self,
         env: &'env Env,
         owner: Object<'env>,
         options: Option<Unknown>,
-        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder, Option<OnStart>) -> CallStart,
     ) -> Result<Object<'env>> {
         let (call_id, opened) = match self.open_call(env, owner, &options)? {
             OpenCall::Answered(promise) => return Ok(promise),
             OpenCall::Ready(call_id, opened) => (call_id, opened),
         };
-        let cell = start(&self.core, call_id, opened.responder);
-        self.emit_running(env, &cell, &opened.run)?;
-        if let Some(cell) = &cell {
-            self.watch_abort(env, &options, opened.token, AbortTarget::call(cell))?;
-        }
-        Ok(opened.promise)
-    }
-
-    /// Emits `run_status: running` for a cell that just started or resumed.
-    fn emit_running(
-        &self,
-        env: &Env,
-        cell: &Option<Arc<Cell>>,
-        slot: &std::sync::OnceLock<String>,
-    ) -> Result<()> {
-        emit_running(&self.emit, env, cell, slot)
-    }
-
-    /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
-    /// returned now, the cell starts once they are.
-    pub(super) fn start_after_mcp<'env>(
-        &self,
-        env: &'env Env,
-        owner: Object<'env>,
-        options: Option<Unknown>,
-        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>
-            + Send
-            + 'static,
-    ) -> Result<Object<'env>> {
-        let (call_id, opened) = match self.open_call(env, owner, &options)? {
-            OpenCall::Answered(promise) => return Ok(promise),
-            OpenCall::Ready(call_id, opened) => (call_id, opened),
-        };
-        let Promised {
-            responder,
-            promise,
-            run,
-            token,
-        } = opened;
+        let run = opened.run.clone();
         // As `emit_running` does: the run id goes into the slot only for the events.
         let events = self.emit.is_some();
-        let start: DeferredStart<SessionCore> = Box::new(move |core, responder| {
-            let cell = start(core, call_id, responder);
-            if let (true, Some(cell)) = (events, &cell) {
+        let on_start: OnStart = Box::new(move |cell| {
+            if events {
                 let _ = run.set(cell.run_id.clone());
             }
-            cell
         });
-        let gate = self.core.defer_start(start, responder, true);
-        self.watch_abort(env, &options, token, AbortTarget::Gate(gate))?;
-        self.start_deferred_after_mcp(env)?;
-        Ok(promise)
+        match start(&self.core, call_id, opened.responder, Some(on_start)) {
+            CallStart::Answered => {}
+            CallStart::Started(cell) => {
+                emit_running(&self.emit, env, &cell, &opened.run)?;
+                self.watch_abort(env, &options, opened.token, AbortTarget::call(&cell))?;
+            }
+            CallStart::Deferred(gate) => {
+                self.watch_abort(env, &options, opened.token, AbortTarget::Gate(gate))?;
+                self.start_deferred_after_mcp(env)?;
+            }
+        }
+        Ok(opened.promise)
     }
 
     /// Has the glue's `afterMcp` start the calls queued in the session core once the
@@ -221,13 +190,12 @@ impl CodeModeSession {
 fn emit_running(
     emit: &Option<Arc<FunctionRef<String, ()>>>,
     env: &Env,
-    cell: &Option<Arc<Cell>>,
+    cell: &Arc<Cell>,
     slot: &std::sync::OnceLock<String>,
 ) -> Result<()> {
-    let (Some(_), Some(cell)) = (emit, cell) else {
-        return Ok(());
-    };
-    let _ = slot.set(cell.run_id.clone());
+    if emit.is_some() {
+        let _ = slot.set(cell.run_id.clone());
+    }
     emit_running_event(emit, env, cell)
 }
 

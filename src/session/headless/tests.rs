@@ -86,7 +86,7 @@ fn a_script_aborted_before_it_starts_fails_aborted_and_closes_its_session() {
         ..ScriptOptions::default()
     };
     let started = start(&core, "return 1".into(), options, delivering(&tx));
-    assert!(matches!(started, ScriptStart::Answered));
+    assert!(matches!(started, CallStart::Answered));
     assert_eq!(failed_code(&rx), Some("aborted".into()));
     assert!(core.is_closed());
 }
@@ -102,7 +102,7 @@ fn a_script_waits_for_the_mcp_tools_and_closes_its_session_once_settled() {
         ScriptOptions::default(),
         delivering(&tx),
     );
-    assert!(matches!(started, ScriptStart::Deferred(_)));
+    assert!(matches!(started, CallStart::Deferred(_)));
     assert!(rx.try_recv().is_err());
     assert!(!core.is_closed());
 
