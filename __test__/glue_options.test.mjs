@@ -109,16 +109,19 @@ test("namespace leaves become surfaces called with their holder as this", async 
   assert.deepEqual(reports, [{ token: 1, ok: true, text: "40" }]);
 });
 
-test("namespaces are limited in depth and in number of functions", () => {
+test("namespaces cross to Rust as read, with the walk stopped at the depth and count limits", () => {
   const { options } = setup();
+  const read = (namespaces) => JSON.parse(options.normalizeOptions({ sessionId: "s", namespaces }).text).surfaces.namespaces;
   let deep = { f() {} };
   for (let i = 0; i < 8; i++) deep = { inner: deep };
-  rejects(() => options.normalizeOptions({ sessionId: "s", namespaces: [{ globalName: "D", scope: deep }] }), "namespaces[0].scope" + ".inner".repeat(8) + " is nested more than 8 levels deep.");
-  const wide = Object.fromEntries(Array.from({ length: 2001 }, (_, i) => ["f" + i, () => i]));
-  rejects(() => options.normalizeOptions({ sessionId: "s", namespaces: [{ globalName: "W", scope: wide }] }), "namespaces[0].scope has more than 2000 functions.");
-  rejects(() => options.normalizeOptions({ sessionId: "s", namespaces: {} }), "namespaces must be an array of namespace definitions.");
-  rejects(() => options.normalizeOptions({ sessionId: "s", namespaces: [{ globalName: 1, scope: {} }] }), "namespaces[0].globalName must be a string.");
-  rejects(() => options.normalizeOptions({ sessionId: "s", namespaces: [{ globalName: "N", scope: [] }] }), "namespaces[0].scope must be an object whose leaves are functions.");
+  assert.equal(read([{ globalName: "D", scope: deep }])[0].tooDeep, "namespaces[0].scope" + ".inner".repeat(8));
+  const cyclic = { f() {} };
+  cyclic.self = cyclic;
+  assert.equal(read([{ globalName: "C", scope: cyclic }])[0].tooDeep, "namespaces[0].scope" + ".self".repeat(8));
+  const wide = Object.fromEntries(Array.from({ length: 2005 }, (_, i) => ["f" + i, () => i]));
+  assert.equal(read([{ globalName: "W", scope: wide }])[0].leaves.length, 2001);
+  assert.equal(read({}), null);
+  assert.deepEqual(read([1, { globalName: 1, description: 2, prompt: null, scope: [] }]), [null, { globalName: null, description: null, prompt: "", leaves: null }]);
 });
 
 test("nodes, skills and swarm hosts need their methods and become numbered surfaces", () => {

@@ -331,6 +331,22 @@ test("a server whose listTools fails is left out and named unavailable", async (
   await s.close();
 });
 
+test("namespace definitions are validated in Rust with messages naming the path", () => {
+  const refuses = (namespaces, message) =>
+    assert.throws(() => new CodeModeSession({ sessionId: "ns", namespaces }), (e) => e instanceof TypeError && e.code === "invalid_input" && e.message === message);
+  let deep = { f() {} };
+  for (let i = 0; i < 8; i++) deep = { inner: deep };
+  refuses([{ globalName: "D", scope: deep }], "namespaces[0].scope" + ".inner".repeat(8) + " is nested more than 8 levels deep.");
+  const wide = Object.fromEntries(Array.from({ length: 2001 }, (_, i) => ["f" + i, () => i]));
+  refuses([{ globalName: "W", scope: wide }], "namespaces[0].scope has more than 2000 functions.");
+  refuses({}, "namespaces must be an array of namespace definitions.");
+  refuses([null], "namespaces[0] must be an object.");
+  refuses([{ globalName: 1, scope: {} }], "namespaces[0].globalName must be a string.");
+  refuses([{ globalName: "N", scope: [] }], "namespaces[0].scope must be an object whose leaves are functions.");
+  refuses([{ globalName: "N", scope: {}, description: 1 }], "namespaces[0].description must be a string.");
+  refuses([{ globalName: "N", scope: {}, prompt: {} }], "namespaces[0].prompt must be a string.");
+});
+
 test("namespaces are validated and callable by path and through namespaces", async () => {
   for (const [globalName, message] of [["my-repo", /must be a JavaScript identifier/], ["class", /reserved word/], ["MCP", /runtime global/], ["Math", /built-in/]]) {
     assert.throws(() => new CodeModeSession({ sessionId: "ns", namespaces: [{ globalName, scope: { f: async () => 1 } }] }), (e) => e.code === "invalid_input" && message.test(e.message));

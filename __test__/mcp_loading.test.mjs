@@ -267,3 +267,29 @@ export const server: McpServerDefinition = { name: "crm", client: new Client({ n
   const diagnostics = ts.getPreEmitDiagnostics(ts.createProgram([file], options, host));
   assert.deepEqual(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " ").slice(0, 300)), []);
 });
+
+test("execs made while MCP tools load start once they are; one aborted meanwhile is answered aborted", async () => {
+  const client = await connect(echoServer());
+  const answers = [];
+  const gated = {
+    listTools: (params) => new Promise((resolve) => answers.push(() => resolve(client.listTools(params)))),
+    callTool: (...args) => client.callTool(...args),
+  };
+  const events = [];
+  const s = new CodeModeSession({ sessionId: "exec-gated", mcpServers: [{ name: "srv", client: gated }], onEvent: (e) => events.push(e) });
+  const controller = new AbortController();
+  const aborted = s.exec({ code: "return 1" }, { signal: controller.signal });
+  const kept = s.exec({ code: 'return (await MCP.srv.echo({ message: "y" })).content[0].text' });
+  await eventually(() => answers.length > 0, "the session to list the server's tools");
+  controller.abort();
+  for (const answer of answers.splice(0)) answer();
+  const [a, k] = await Promise.all([aborted, kept]);
+  assert.equal(a.status, "failed");
+  assert.equal(a.code, "aborted");
+  assert.equal(k.status, "completed", JSON.stringify(k));
+  assert.equal(k.value, "y");
+  const statuses = events.filter((e) => e.type === "run_status").map((e) => e.status);
+  assert.deepEqual(statuses, ["running", "completed"]);
+  await s.close();
+  await client.close();
+});

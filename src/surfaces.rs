@@ -1,43 +1,43 @@
 //! Host surfaces beyond catalog tools (docs/contract.md, Host surfaces): each callable leaf
 //! of a namespace, `nodes`, `skills` or Swarm maps a guest key (`ns/<Global>/<path…>`,
-//! `nodes/list`, …) to an index in the host glue's surface table. Validates namespace names.
+//! `nodes/list`, …) to an index in the host glue's surface table.
 
-use crate::catalog::reserved_kind;
-use crate::mcp::check_segment;
+mod namespaces;
+
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-#[derive(Deserialize, Default, Clone, Debug)]
-#[serde(rename_all = "camelCase")]
-pub struct NamespaceJson {
-    pub global_name: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub prompt: String,
-    #[serde(default)]
-    pub leaves: Vec<LeafJson>,
-}
-
-#[derive(Deserialize, Default, Clone, Debug)]
-#[serde(rename_all = "camelCase")]
-pub struct LeafJson {
-    pub path: Vec<String>,
-    pub host_index: usize,
-}
+pub use namespaces::{LeafJson, NamespaceJson, NamespaceRead};
 
 /// What the glue reports of the optional hosts: their surface indices by operation.
-#[derive(Deserialize, Default, Clone, Debug)]
+#[derive(Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct SurfacesJson {
-    #[serde(default)]
-    pub namespaces: Vec<NamespaceJson>,
+    /// `None`: the option was not an array (absent reads as empty).
+    #[serde(default = "no_namespaces")]
+    pub namespaces: Option<Vec<Option<NamespaceRead>>>,
     pub nodes: Option<HashMap<String, usize>>,
     pub skills: Option<HashMap<String, usize>>,
     pub swarm: Option<HashMap<String, usize>>,
     #[serde(default)]
     pub mcp_servers: Vec<String>,
+}
+
+fn no_namespaces() -> Option<Vec<Option<NamespaceRead>>> {
+    Some(Vec::new())
+}
+
+impl Default for SurfacesJson {
+    fn default() -> Self {
+        SurfacesJson {
+            namespaces: no_namespaces(),
+            nodes: None,
+            skills: None,
+            swarm: None,
+            mcp_servers: Vec::new(),
+        }
+    }
 }
 
 /// One host surface as the engine dispatches it.
@@ -57,39 +57,14 @@ pub struct Surfaces {
     swarm: Option<(bool, bool)>,
 }
 
-fn identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-}
-
 impl Surfaces {
-    /// Validates namespace names (identifier, not reserved, not a built-in, unique) and
-    /// path segments, and indexes every leaf.
+    /// Validates the namespaces (`namespaces::validate`) and indexes every leaf.
     pub fn build(json: SurfacesJson) -> Result<Surfaces, String> {
         let mut surfaces = Surfaces::default();
-        let mut seen: Vec<&str> = Vec::new();
-        for (i, ns) in json.namespaces.iter().enumerate() {
+        let namespaces = namespaces::validate(json.namespaces)?;
+        for ns in &namespaces {
             let name = ns.global_name.as_str();
-            let at = format!("namespaces[{i}].globalName");
-            if !identifier(name) {
-                return Err(format!("{at} \"{name}\" must be a JavaScript identifier."));
-            }
-            if let Some(kind) = reserved_kind(name) {
-                return Err(format!(
-                    "{at} \"{name}\" is {kind} and cannot be a namespace."
-                ));
-            }
-            if seen.contains(&name) {
-                return Err(format!(
-                    "{at} \"{name}\" is used by more than one namespace."
-                ));
-            }
-            seen.push(name);
             for leaf in &ns.leaves {
-                for segment in &leaf.path {
-                    check_segment(segment)?;
-                }
                 let dotted = std::iter::once(name)
                     .chain(leaf.path.iter().map(String::as_str))
                     .collect::<Vec<_>>()
@@ -124,7 +99,7 @@ impl Surfaces {
             .swarm
             .as_ref()
             .map(|ops| (ops.contains_key("phase"), ops.contains_key("log")));
-        surfaces.namespaces = json.namespaces;
+        surfaces.namespaces = namespaces;
         Ok(surfaces)
     }
 
@@ -208,61 +183,23 @@ declare function log(message: string): Promise<void>;
 mod tests {
     use super::*;
 
-    fn ns(name: &str) -> NamespaceJson {
-        NamespaceJson {
-            global_name: name.into(),
-            leaves: vec![LeafJson {
-                path: vec!["issues".into(), "list".into()],
-                host_index: 3,
-            }],
-            ..NamespaceJson::default()
-        }
-    }
-
-    fn build(list: Vec<NamespaceJson>) -> Result<Surfaces, String> {
-        Surfaces::build(SurfacesJson {
-            namespaces: list,
-            ..SurfacesJson::default()
-        })
+    #[test]
+    fn namespace_leaves_are_indexed_by_key_and_dotted_name() {
+        let json: SurfacesJson = serde_json::from_value(json!({
+            "namespaces": [{ "globalName": "Repo", "leaves": [{ "path": ["issues", "list"], "hostIndex": 3 }] }],
+        }))
+        .unwrap_or_default();
+        let surfaces = Surfaces::build(json).unwrap_or_default();
+        let leaf = surfaces.get("ns/Repo/issues/list");
+        let leaf = leaf.map(|l| (l.host_index, l.name.as_str()));
+        assert_eq!(leaf, Some((3, "Repo.issues.list")));
+        assert_eq!(surfaces.global_names(), ["Repo"]);
     }
 
     #[test]
-    fn namespace_names_are_validated_with_clear_messages() {
-        assert_eq!(
-            build(vec![ns("my-repo")]).unwrap_err(),
-            "namespaces[0].globalName \"my-repo\" must be a JavaScript identifier."
-        );
-        assert_eq!(
-            build(vec![ns("class")]).unwrap_err(),
-            "namespaces[0].globalName \"class\" is a JavaScript reserved word and cannot be a namespace."
-        );
-        assert_eq!(
-            build(vec![ns("MCP")]).unwrap_err(),
-            "namespaces[0].globalName \"MCP\" is a code mode runtime global and cannot be a namespace."
-        );
-        assert_eq!(
-            build(vec![ns("Math")]).unwrap_err(),
-            "namespaces[0].globalName \"Math\" is a JavaScript built-in and cannot be a namespace."
-        );
-        assert_eq!(
-            build(vec![ns("Repo"), ns("Repo")]).unwrap_err(),
-            "namespaces[1].globalName \"Repo\" is used by more than one namespace."
-        );
-    }
-
-    #[test]
-    fn leaves_are_indexed_by_key_and_unsafe_segments_refused() {
-        let s = build(vec![ns("Repo")]).unwrap();
-        let leaf = s.get("ns/Repo/issues/list").unwrap();
-        assert_eq!(
-            (leaf.host_index, leaf.name.as_str()),
-            (3, "Repo.issues.list")
-        );
-        let mut bad = ns("Repo");
-        bad.leaves[0].path = vec!["constructor".into()];
-        assert_eq!(
-            build(vec![bad]).unwrap_err(),
-            "Invalid code mode namespace path segment: constructor"
-        );
+    fn absent_namespaces_read_as_none() {
+        let json: SurfacesJson = serde_json::from_value(json!({})).unwrap_or_default();
+        assert_eq!(json.namespaces.as_ref().map(Vec::len), Some(0));
+        assert!(Surfaces::build(json).is_ok_and(|s| s.is_empty()));
     }
 }

@@ -11,7 +11,7 @@ use super::options::{
 };
 use super::pending::PendingReplies;
 use crate::error::messages;
-use crate::run::cell::{Cell, Responder};
+
 use crate::run::result::Delivery;
 use crate::session::abort_watch::AbortWatches;
 use crate::session::core::SessionCore;
@@ -21,9 +21,6 @@ use napi_derive::napi;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// Starts a cell (exec or wait) for a call id and a responder.
-pub(super) type StartFn =
-    Box<dyn FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>>;
 /// A code-mode session: a catalog of host tools and the runs (cells) that call them.
 #[napi(custom_finalize)]
 pub struct CodeModeSession {
@@ -157,17 +154,12 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, String> = glue_fn(&glue, "readExecInput")?;
         let raw = parse_exec_input(&read_input.call(input)?);
-        if self.core.mcp_loading() {
-            return self.start_after_mcp(
-                env,
-                this.object,
-                options,
-                Box::new(move |core, call_id, responder| core.exec(raw, call_id, responder)),
-            );
-        }
-        self.start_call(env, this.object, options, |core, call_id, responder| {
-            core.exec(raw, call_id, responder)
-        })
+        self.start_call(
+            env,
+            this.object,
+            options,
+            |core, call_id, responder, on_start| core.start_exec(raw, call_id, responder, on_start),
+        )
     }
 
     /// Extension: resolves once the MCP servers' tools are loaded (at once without MCP
@@ -205,8 +197,8 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
-        self.start_call(env, this.object, options, |core, _call_id, responder| {
-            core.wait(run_id, responder)
+        self.start_call(env, this.object, options, |core, _call_id, responder, _| {
+            core.wait(run_id, responder).into()
         })
     }
 

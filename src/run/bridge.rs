@@ -45,14 +45,19 @@ impl CellBridge {
                     None => return,
                 }
             };
-            match next {
-                Queued::Tool {
-                    bridge_id,
-                    call,
-                    contracts,
-                } => self.dispatch(bridge_id, call, &contracts),
-                Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
-            }
+            self.run(next);
+        }
+    }
+
+    /// Sends a tool call to the host or starts a timer.
+    fn run(&self, item: Queued) {
+        match item {
+            Queued::Tool {
+                bridge_id,
+                call,
+                contracts,
+            } => self.dispatch(bridge_id, call, &contracts),
+            Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
         }
     }
 
@@ -107,14 +112,7 @@ impl CellBridge {
         let mut book = self.book.lock();
         if book.in_flight() < book.max_pending && book.queue.is_empty() {
             drop(book);
-            match item {
-                Queued::Tool {
-                    bridge_id,
-                    call,
-                    contracts,
-                } => self.dispatch(bridge_id, call, &contracts),
-                Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
-            }
+            self.run(item);
             return Ok(());
         }
         if book.queue.len() >= MAX_QUEUED {

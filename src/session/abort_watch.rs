@@ -82,7 +82,7 @@ struct GateState {
 }
 
 impl AbortGate {
-    fn abort(&self) {
+    pub fn abort(&self) {
         let mut state = self.state.lock();
         state.aborted = true;
         if let Some((cell, epoch)) = state.call.as_ref() {

@@ -7,12 +7,12 @@ use crate::limits::Limits;
 use crate::mcp::McpCatalog;
 use crate::run::cell::{Cell, CellSource, Responder};
 use crate::run::contracts::ContractCache;
-use crate::run::owner::{RunContext, RunOwner};
 use crate::run::protocol::Event;
 use crate::run::protocol::Host;
 use crate::run::result::{self, SessionTelemetry, Telemetry, ToolSources};
 use crate::runtime::timer;
 use crate::sandbox::isolation::{Isolation, Sandbox};
+use crate::session::pending_starts::PendingStarts;
 use crate::session::store::{self, ParkedInfo, Scope};
 use crate::source::redact::Redactor;
 use crate::source::{self, ExecRequest, RawExecInput};
@@ -66,6 +66,8 @@ pub struct SessionCore {
     pub(super) redactor: Arc<Redactor>,
     /// The sandbox process of `isolation: "process"`.
     pub(super) sandbox: Option<Sandbox>,
+    /// Exec and wait calls waiting for the MCP tools to load.
+    pub(super) pending_starts: PendingStarts<SessionCore>,
 }
 
 impl SessionCore {
@@ -115,6 +117,7 @@ impl SessionCore {
             mcp: RwLock::new(mcp),
             redactor,
             sandbox,
+            pending_starts: PendingStarts::default(),
         }))
     }
 
@@ -427,58 +430,4 @@ fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) 
         surfaces.prelude_json()
     };
     Arc::from(json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string())
-}
-
-impl RunContext for SessionCore {
-    fn session_id(&self) -> &str {
-        SessionCore::session_id(self)
-    }
-
-    fn limits(&self) -> &Limits {
-        SessionCore::limits(self)
-    }
-
-    fn redactor(&self) -> &Arc<Redactor> {
-        SessionCore::redactor(self)
-    }
-
-    fn host(&self) -> &Arc<dyn Host> {
-        SessionCore::host(self)
-    }
-
-    fn prelude_config(&self) -> Arc<str> {
-        SessionCore::prelude_config(self)
-    }
-
-    fn telemetry(&self) -> Telemetry {
-        SessionCore::telemetry(self)
-    }
-
-    fn max_tool_calls(&self) -> Option<u64> {
-        self.max_tool_calls
-    }
-
-    fn sandbox(&self) -> Option<&Sandbox> {
-        self.sandbox.as_ref()
-    }
-
-    fn count_call(&self) {
-        self.counters.call.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl RunOwner<Cell> for SessionCore {
-    fn park(
-        &self,
-        run: &Arc<Cell>,
-        reason: &'static str,
-        bytes: u64,
-        pending: usize,
-    ) -> Result<(), CodeModeError> {
-        SessionCore::park(self, run, reason, bytes, pending)
-    }
-
-    fn forget(&self, run_id: &str) {
-        SessionCore::forget(self, run_id)
-    }
 }

@@ -4,5 +4,11 @@
 pub mod abort_watch;
 pub mod core;
 mod directory;
+pub mod headless;
+mod owner;
+pub mod pending_starts;
 pub mod result_budget;
+mod starting;
 pub mod store;
+#[cfg(test)]
+mod test_core;

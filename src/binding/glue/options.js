@@ -1,6 +1,7 @@
-// Validation of what the host passes in: session options (tools, namespaces, hosts, MCP
-// servers, hooks), exec/wait inputs and call options. Errors are TypeErrors with code
-// "invalid_input" naming the offending path; Rust receives plain JSON text only.
+// Validation of what the host passes in: session options (tools, hosts, MCP servers,
+// hooks), exec/wait inputs and call options. Errors are TypeErrors with code
+// "invalid_input" naming the offending path; Rust receives plain JSON text only and
+// validates namespaces itself (src/surfaces/namespaces.rs).
 (function options(deps) {
   "use strict";
   const { invoke, limits } = deps;
@@ -89,42 +90,53 @@
     };
   }
 
-  // Leaves are called with (args, ctx) and `this` set to the object holding them.
-  function namespaceLeaves(scope, path, at, out, depth) {
-    if (depth > MAX_NAMESPACE_DEPTH) throw invalid(at + " is nested more than " + MAX_NAMESPACE_DEPTH + " levels deep.");
+  // Leaves are called with (args, ctx) and `this` set to the object holding them. The
+  // walk stops at the first object past the depth limit (scopes may be cyclic) or the first
+  // function past the count limit; Rust words the error.
+  function namespaceLeaves(scope, path, at, read, depth) {
+    if (depth > MAX_NAMESPACE_DEPTH) {
+      read.tooDeep = at;
+      return false;
+    }
     for (const key of Object.keys(scope)) {
       const value = scope[key];
       const here = path.concat([key]);
       if (typeof value === "function") {
-        if (out.length >= MAX_NAMESPACE_LEAVES) throw invalid(at + " has more than " + MAX_NAMESPACE_LEAVES + " functions.");
-        out.push({ path: here, fn: value, holder: scope });
-      } else if (isObject(value)) {
-        namespaceLeaves(value, here, at + "." + key, out, depth + 1);
+        read.leaves.push({ path: here, fn: value, holder: scope });
+        if (read.leaves.length > MAX_NAMESPACE_LEAVES) return false;
+      } else if (isObject(value) && !namespaceLeaves(value, here, at + "." + key, read, depth + 1)) {
+        return false;
       }
     }
+    return true;
   }
 
-  function normalizeNamespaces(list) {
+  // What Rust needs to judge a namespace: a field that is not a string, a scope that is
+  // not an object, or an entry that is not an object reads as null.
+  function readNamespace(ns, i) {
+    if (!isObject(ns)) return null;
+    const text = (value) => (value === undefined || value === null ? "" : typeof value === "string" ? value : null);
+    const name = typeof ns.globalName === "string" ? ns.globalName : null;
+    const read = { leaves: [], tooDeep: undefined };
+    if (isObject(ns.scope)) namespaceLeaves(ns.scope, [], "namespaces[" + i + "].scope", read, 1);
+    return {
+      globalName: name,
+      description: text(ns.description),
+      prompt: text(ns.prompt),
+      leaves: isObject(ns.scope)
+        ? read.leaves.map((leaf) => ({
+            path: leaf.path,
+            hostIndex: invoke.addSurface(name + "." + leaf.path.join("."), "namespace", (input, ctx) => leaf.fn.call(leaf.holder, input, ctx)),
+          }))
+        : null,
+      tooDeep: read.tooDeep,
+    };
+  }
+
+  // The namespaces for Rust, which validates them; null when the option is not an array.
+  function readNamespaces(list) {
     if (list === undefined || list === null) return [];
-    if (!Array.isArray(list)) throw invalid("namespaces must be an array of namespace definitions.");
-    return list.map((ns, i) => {
-      const at = "namespaces[" + i + "]";
-      if (!isObject(ns)) throw invalid(at + " must be an object.");
-      if (typeof ns.globalName !== "string") throw invalid(at + ".globalName must be a string.");
-      if (!isObject(ns.scope)) throw invalid(at + ".scope must be an object whose leaves are functions.");
-      const leaves = [];
-      namespaceLeaves(ns.scope, [], at + ".scope", leaves, 1);
-      const name = ns.globalName;
-      return {
-        globalName: name,
-        description: optionalString(ns.description, at + ".description") || "",
-        prompt: optionalString(ns.prompt, at + ".prompt") || "",
-        leaves: leaves.map((leaf) => ({
-          path: leaf.path,
-          hostIndex: invoke.addSurface(name + "." + leaf.path.join("."), "namespace", (input, ctx) => leaf.fn.call(leaf.holder, input, ctx)),
-        })),
-      };
-    });
+    return Array.isArray(list) ? list.map(readNamespace) : null;
   }
 
   function requireHost(value, name, methods) {
@@ -198,7 +210,7 @@
     const tools = normalizeTools(options.tools, "tools");
     const servers = normalizeMcpServers(options.mcpServers);
     const surfaceSpecs = {
-      namespaces: normalizeNamespaces(options.namespaces),
+      namespaces: readNamespaces(options.namespaces),
       nodes: requireHost(options.nodes, "nodes", ["list", "invoke"]) === null ? null : invoke.hostSurfaces.nodes(options.nodes),
       skills: requireHost(options.skills, "skills", ["list", "read"]) === null ? null : invoke.hostSurfaces.skills(options.skills),
       swarm: normalizeSwarm(options.swarm),

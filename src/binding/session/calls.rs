@@ -1,14 +1,15 @@
 //! How a session's exec and wait calls open: the glue's promise and its responder (fitted
-//! to `resultBudgetChars`), abort signals, run-status events, and starts deferred until
-//! the session's MCP tools are loaded.
+//! to `resultBudgetChars`), abort signals and run-status events; starts that wait for the
+//! MCP tools queue in the session core.
 
 use super::super::glue::glue_fn;
 use super::super::mailbox::{RunSlot, Settle};
-use super::{CodeModeSession, Promised, StartFn};
+use super::{CodeModeSession, Promised};
 use crate::run::cell::{Cell, Responder};
 use crate::run::result::{Delivery, Outcome};
-use crate::session::abort_watch::{AbortGate, AbortTarget};
+use crate::session::abort_watch::AbortTarget;
 use crate::session::core::SessionCore;
+use crate::session::pending_starts::{CallStart, OnStart};
 use crate::session::result_budget;
 use napi::bindgen_prelude::*;
 use serde_json::Value;
@@ -16,9 +17,6 @@ use std::sync::Arc;
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
-/// A start deferred until MCP tools are loaded: taken once, by the first callback, on
-/// the Node thread (so no `Send` is needed).
-type DeferredStart = std::rc::Rc<std::cell::RefCell<Option<(StartFn, Responder)>>>;
 
 /// `open_call`'s outcome.
 enum OpenCall<'env> {
@@ -110,97 +108,52 @@ impl CodeModeSession {
         ))
     }
 
-    /// The shared tail of exec and wait: `open_call`, then the `running` event and abort
-    /// wiring around `start`.
+    /// The shared tail of exec and wait: `open_call`, then `start`, then the `running`
+    /// event and abort wiring for the call as it began. `start` gets the call id, the
+    /// responder, and what a deferred start tells its cell to (the run id, for events).
     pub(super) fn start_call<'env>(
         &self,
         env: &'env Env,
         owner: Object<'env>,
         options: Option<Unknown>,
-        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder) -> Option<Arc<Cell>>,
+        start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder, Option<OnStart>) -> CallStart,
     ) -> Result<Object<'env>> {
         let (call_id, opened) = match self.open_call(env, owner, &options)? {
             OpenCall::Answered(promise) => return Ok(promise),
             OpenCall::Ready(call_id, opened) => (call_id, opened),
         };
-        let cell = start(&self.core, call_id, opened.responder);
-        self.emit_running(env, &cell, &opened.run)?;
-        if let Some(cell) = &cell {
-            self.watch_abort(env, &options, opened.token, AbortTarget::call(cell))?;
+        let run = opened.run.clone();
+        // As `emit_running` does: the run id goes into the slot only for the events.
+        let events = self.emit.is_some();
+        let on_start: OnStart = Box::new(move |cell| {
+            if events {
+                let _ = run.set(cell.run_id.clone());
+            }
+        });
+        match start(&self.core, call_id, opened.responder, Some(on_start)) {
+            CallStart::Answered => {}
+            CallStart::Started(cell) => {
+                emit_running(&self.emit, env, &cell, &opened.run)?;
+                self.watch_abort(env, &options, opened.token, AbortTarget::call(&cell))?;
+            }
+            CallStart::Deferred(gate) => {
+                self.watch_abort(env, &options, opened.token, AbortTarget::Gate(gate))?;
+                self.start_deferred_after_mcp(env)?;
+            }
         }
         Ok(opened.promise)
     }
 
-    /// Emits `run_status: running` for a cell that just started or resumed.
-    fn emit_running(
-        &self,
-        env: &Env,
-        cell: &Option<Arc<Cell>>,
-        slot: &std::sync::OnceLock<String>,
-    ) -> Result<()> {
-        emit_running(&self.emit, env, cell, slot)
-    }
-
-    /// `start_call` for an exec that must wait for the MCP tools to load: the promise is
-    /// returned now, the cell starts once they are.
-    pub(super) fn start_after_mcp<'env>(
-        &self,
-        env: &'env Env,
-        owner: Object<'env>,
-        options: Option<Unknown>,
-        start: StartFn,
-    ) -> Result<Object<'env>> {
-        let (call_id, opened) = match self.open_call(env, owner, &options)? {
-            OpenCall::Answered(promise) => return Ok(promise),
-            OpenCall::Ready(call_id, opened) => (call_id, opened),
-        };
-        let Promised {
-            responder,
-            promise,
-            run,
-            token,
-        } = opened;
-        let start: StartFn = Box::new(move |core, _, responder| start(core, call_id, responder));
-        self.defer_until_mcp(env, &options, token, Some(run), start, responder)?;
-        Ok(promise)
-    }
-
-    /// Starts `start` from the glue's `afterMcp` callback, once the MCP tools are loaded.
-    /// An abort (of `options`' signal, for the promise under `token`) that arrives before
-    /// the cell exists is remembered and answered when the callback runs. With a run slot,
-    /// the start emits `run_status: running`.
-    pub(in crate::binding) fn defer_until_mcp(
-        &self,
-        env: &Env,
-        options: &Option<Unknown>,
-        token: u32,
-        run_slot: Option<RunSlot>,
-        start: StartFn,
-        responder: Responder,
-    ) -> Result<()> {
-        let gate: Arc<AbortGate> = Arc::default();
-        self.watch_abort(env, options, token, AbortTarget::Gate(gate.clone()))?;
-        let state: DeferredStart =
-            std::rc::Rc::new(std::cell::RefCell::new(Some((start, responder))));
+    /// Has the glue's `afterMcp` start the calls queued in the session core once the
+    /// MCP tools are loaded, emitting `run_status: running` for those that asked.
+    pub(in crate::binding) fn start_deferred_after_mcp(&self, env: &Env) -> Result<()> {
         let core = self.core.clone();
         let emit = self.emit.clone();
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
-            let Some((start, responder)) = state.borrow_mut().take() else {
-                return Ok(());
-            };
-            if gate.is_aborted() || core.is_closed() {
-                let error = crate::error::CodeModeError::aborted();
-                responder(crate::run::result::early_failure(&error, core.telemetry()));
-                return Ok(());
+            for cell in core.start_deferred() {
+                emit_running_event(&emit, ctx.env, &cell)?;
             }
-            let cell = start(&core, None, responder);
-            if let Some(cell) = &cell {
-                gate.attach(cell);
-            }
-            match &run_slot {
-                Some(slot) => emit_running(&emit, ctx.env, &cell, slot),
-                None => Ok(()),
-            }
+            Ok(())
         })?;
         glue_fn::<Function<(), ()>, ()>(&self.glue(env)?, "afterMcp")?.call(callback)
     }
@@ -237,13 +190,24 @@ impl CodeModeSession {
 fn emit_running(
     emit: &Option<Arc<FunctionRef<String, ()>>>,
     env: &Env,
-    cell: &Option<Arc<Cell>>,
+    cell: &Arc<Cell>,
     slot: &std::sync::OnceLock<String>,
 ) -> Result<()> {
-    let (Some(emit), Some(cell)) = (emit, cell) else {
+    if emit.is_some() {
+        let _ = slot.set(cell.run_id.clone());
+    }
+    emit_running_event(emit, env, cell)
+}
+
+/// `run_status: running` for `cell`, when the session has an `onEvent` listener.
+fn emit_running_event(
+    emit: &Option<Arc<FunctionRef<String, ()>>>,
+    env: &Env,
+    cell: &Arc<Cell>,
+) -> Result<()> {
+    let Some(emit) = emit else {
         return Ok(());
     };
-    let _ = slot.set(cell.run_id.clone());
     let event =
         serde_json::json!({ "type": "run_status", "runId": cell.run_id, "status": "running" });
     emit.borrow_back(env)?.call(event.to_string())
