@@ -4,6 +4,7 @@
 
 mod ending;
 mod inbox;
+mod placement;
 mod verdict;
 
 use super::bridge::CellBridge;
@@ -368,38 +369,6 @@ impl Cell {
             Err(StartError::Runtime(_)) if self.control.interrupt() != Interrupt::None => Ok(vm),
             Err(error) => Err(start_error(error, self.language)),
         }
-    }
-}
-
-impl Cell {
-    /// A blank VM where the owner's isolation puts it: a warm one from this process, or
-    /// one in the session's sandbox process (whose CPU clock and kill switch the watchdog
-    /// then uses for this cell's turns).
-    fn new_vm(&self, code: &str) -> Result<VmHandle, CodeModeError> {
-        let Some(sandbox) = self.owner.sandbox() else {
-            let vm =
-                crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
-            return Ok(VmHandle::Thread(vm));
-        };
-        let vm = sandbox
-            .new_vm(pool::global().threads() + 1)
-            .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
-        if crate::runtime::panic_probe::armed(code, crate::runtime::panic_probe::SANDBOX_MARKER) {
-            vm.process()
-                .send(&crate::sandbox::wire::ToChild::Forbidden {
-                    call: "socket".into(),
-                });
-        }
-        let process = Arc::downgrade(vm.process());
-        self.watch.follow_remote(crate::runtime::watchdog::Remote {
-            cpu_clock: vm.process().cpu_clock(),
-            kill: Box::new(move || {
-                if let Some(process) = process.upgrade() {
-                    process.kill();
-                }
-            }),
-        });
-        Ok(VmHandle::Process(vm))
     }
 }
 

@@ -1,7 +1,6 @@
-//! Deliberate panics for the containment tests; off unless `CODEMODE_NATIVE_PANIC_PROBE=1`
-//! at process start. Markers: `WORKER_MARKER` in a cell (panics its worker), a tool named
-//! `BRIDGE_MARKER` (a bridge conversion), `RESULT_MARKER` in a host result (its admission),
-//! `SANDBOX_MARKER` in a sandboxed cell (a forbidden system call in its process).
+//! Deliberate faults for the containment tests, off unless `CODEMODE_NATIVE_PANIC_PROBE=1`
+//! at process start: a marker in a cell, tool name or host result panics a worker, a bridge
+//! conversion or an admission; in a sandboxed cell, its process makes a forbidden call.
 
 use std::sync::OnceLock;
 

@@ -1,7 +1,6 @@
-//! What the sandbox process gives up once its threads are running: inherited file
-//! descriptors, resource limits, and on Linux every system call the engine does not need
-//! (a seccomp filter: a forbidden call kills the process; opening a file and a few calls
-//! libc makes on its own fail instead).
+//! What the sandbox process gives up once its threads run: inherited descriptors, resource
+//! limits and, on Linux, every system call the engine does not need (a forbidden call
+//! kills the process; opening a file and a few calls libc makes on its own fail instead).
 
 /// Closes every descriptor but stdin, stdout and stderr: the gateway's sockets and files
 /// must not be reachable from the sandbox even by a memory-safety bug.

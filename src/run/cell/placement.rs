@@ -1,0 +1,39 @@
+//! Where a cell's VM lives: a warm one in this process, or one in the session's sandbox
+//! process, whose CPU clock and kill switch the watchdog then uses for the cell's turns.
+
+use super::{start_error, Cell};
+use crate::error::{CodeModeError, ErrorCode};
+use crate::runtime::{panic_probe, pool, watchdog};
+use crate::sandbox::handle::VmHandle;
+use crate::sandbox::wire::ToChild;
+use std::sync::Arc;
+
+impl Cell {
+    /// A blank VM where the owner's isolation puts it.
+    pub(super) fn new_vm(&self, code: &str) -> Result<VmHandle, CodeModeError> {
+        let Some(sandbox) = self.owner.sandbox() else {
+            let vm =
+                crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
+            return Ok(VmHandle::Thread(vm));
+        };
+        let vm = sandbox
+            .new_vm(pool::global().threads() + 1)
+            .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
+        if panic_probe::armed(code, panic_probe::SANDBOX_MARKER) {
+            let probe = ToChild::Forbidden {
+                call: "socket".into(),
+            };
+            vm.process().send(&probe);
+        }
+        let process = Arc::downgrade(vm.process());
+        self.watch.follow_remote(watchdog::Remote {
+            cpu_clock: vm.process().cpu_clock(),
+            kill: Box::new(move || {
+                if let Some(process) = process.upgrade() {
+                    process.kill();
+                }
+            }),
+        });
+        Ok(VmHandle::Process(vm))
+    }
+}
