@@ -379,6 +379,9 @@
       if (handled) apply(mapDelete, unhandled, [promise]);
       else apply(mapSet, unhandled, [promise, reason]);
     },
+    hasUnhandled() {
+      return !apply(mapIteratorNext, apply(mapEntries, unhandled, []), []).done;
+    },
     firstUnhandled() {
       const iterator = apply(mapEntries, unhandled, []);
       const step = apply(mapIteratorNext, iterator, []);

@@ -221,6 +221,12 @@ impl Vm {
         })
     }
 
+    /// Whether some rejection has no handler now (cheap: formats nothing).
+    pub fn has_unhandled_rejection(&self) -> bool {
+        self.context
+            .with(|ctx| call_internal::<_, bool>(&ctx, "hasUnhandled", ()).unwrap_or(false))
+    }
+
     /// Bytes QuickJS has allocated for this VM (exact, O(1)).
     pub fn heap_bytes(&self) -> u64 {
         self.meter.used() as u64

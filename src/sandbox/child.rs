@@ -5,8 +5,10 @@
 mod proxy;
 
 use super::jail;
-use super::wire::{read_frame, write_frame, Clock, Command, Done, FromChild, Outcome, ToChild};
-use crate::guest::control::Control;
+use super::wire::{
+    read_frame, write_frame, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild,
+};
+use crate::guest::control::{Control, Interrupt};
 use crate::guest::vm::{StartError, Vm, VmLimits};
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
@@ -18,7 +20,7 @@ use std::time::Duration;
 
 /// Where frames to the addon go; shared by every executor.
 type Out = Arc<Mutex<BufWriter<std::io::Stdout>>>;
-type Job = (Arc<Guest>, Clock, Command);
+type Job = (Arc<Guest>, Clock, Vec<Step>);
 
 /// One VM and what its commands share.
 struct Guest {
@@ -40,6 +42,7 @@ pub fn serve(executors: usize) -> i32 {
     jail::close_inherited_fds();
     let out: Out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
     let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
+    let spare = Arc::new(Spare::default());
     let executors = executors.max(1);
     // Every thread must be fully started before the jail: thread start-up itself makes
     // system calls the filter forbids.
@@ -48,13 +51,15 @@ pub fn serve(executors: usize) -> i32 {
         let queue = queue.clone();
         let out = out.clone();
         let started = started.clone();
+        let spare = spare.clone();
         let spawned = std::thread::Builder::new()
             .name("codemode-sandbox".into())
             .stack_size(crate::runtime::pool::WORKER_STACK_BYTES)
             .spawn(move || {
                 started.wait();
-                for (guest, clock, command) in queue.iter() {
-                    guest.run(clock, command, &out);
+                spare.refill();
+                for (guest, clock, steps) in queue.iter() {
+                    guest.run(clock, steps, &out, &spare);
                 }
             });
         if spawned.is_err() {
@@ -70,9 +75,9 @@ pub fn serve(executors: usize) -> i32 {
     let mut guests: HashMap<u64, Arc<Guest>> = HashMap::new();
     while let Ok(Some(message)) = read_frame::<ToChild>(&mut input) {
         match message {
-            ToChild::Run { vm, clock, command } => {
+            ToChild::Run { vm, clock, steps } => {
                 let guest = guests.entry(vm).or_insert_with(|| Guest::new(vm)).clone();
-                if jobs.send((guest, clock, command)).is_err() {
+                if jobs.send((guest, clock, steps)).is_err() {
                     break;
                 }
             }
@@ -106,7 +111,7 @@ impl Guest {
         })
     }
 
-    fn run(self: &Arc<Self>, clock: Clock, command: Command, out: &Out) {
+    fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spare) {
         let remaining = clock
             .remaining_ns
             .map_or(Duration::MAX, Duration::from_nanos);
@@ -115,35 +120,75 @@ impl Guest {
             self.control.abort();
         }
         let mut slot = self.vm.lock();
-        let outcome = match command {
-            Command::Bind {
-                memory_bytes,
-                max_stack_bytes,
-                config_json,
-            } => {
-                let limits = VmLimits {
-                    memory_bytes,
-                    max_stack_bytes,
-                };
-                Outcome::Started(self.bind(&mut slot, limits, &config_json, out))
+        let mut done = Done {
+            started: None,
+            first_unhandled: None,
+            figures: Figures::default(),
+        };
+        for step in steps {
+            if !self.step(&mut slot, step, &mut done, out, spare) {
+                break;
             }
-            command => match slot.as_ref() {
-                Some(vm) => self.on_vm(vm, command),
-                None => Outcome::Started(Err(super::wire::StartFailure::Runtime(
-                    "the sandbox has no VM for this run".into(),
-                ))),
-            },
-        };
-        let vm = slot.as_ref();
-        let done = Done {
-            outcome,
-            heap_bytes: vm.map_or(0, Vm::heap_bytes),
-            peak_heap_bytes: vm.map_or(0, Vm::peak_heap_bytes),
-            memory_exhausted: vm.is_some_and(Vm::memory_exhausted),
-            interrupt: self.control.interrupt_code(),
-        };
+        }
+        if let Some(vm) = slot.as_ref() {
+            done.figures = Figures {
+                has_unhandled: vm.has_unhandled_rejection(),
+                heap_bytes: vm.heap_bytes(),
+                peak_heap_bytes: vm.peak_heap_bytes(),
+                memory_exhausted: vm.memory_exhausted(),
+                interrupt: 0,
+            };
+        }
+        done.figures.interrupt = self.control.interrupt_code();
         drop(slot);
         let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm: self.id, done });
+        spare.refill();
+    }
+
+    /// Runs one step; false when the rest must not run (as the in-process cell would stop).
+    fn step(
+        self: &Arc<Self>,
+        slot: &mut Option<Vm>,
+        step: Step,
+        done: &mut Done,
+        out: &Out,
+        spare: &Spare,
+    ) -> bool {
+        if let Step::Bind {
+            memory_bytes,
+            max_stack_bytes,
+            config_json,
+        } = step
+        {
+            let limits = VmLimits {
+                memory_bytes,
+                max_stack_bytes,
+            };
+            let bound = self.bind(slot, limits, &config_json, out, spare);
+            let ok = bound.is_ok();
+            done.started = Some(bound);
+            return ok;
+        }
+        let Some(vm) = slot.as_ref() else {
+            done.started = Some(Err(StartFailure::Runtime(
+                "the sandbox has no VM for this run".into(),
+            )));
+            return false;
+        };
+        match step {
+            Step::Bind { .. } => {}
+            Step::Start { js, file } => {
+                let started = vm.start(&js, &file).map_err(to_wire);
+                let ok = started.is_ok();
+                done.started = Some(started);
+                return ok;
+            }
+            Step::Settle { id, ok, payload } => vm.settle(id, ok, &payload),
+            Step::FireTimer { id } => vm.fire_timer(id),
+            Step::DrainJobs => vm.drain_jobs(&self.control),
+            Step::FirstUnhandled => done.first_unhandled = vm.first_unhandled_rejection(),
+        }
+        self.control.interrupt() == Interrupt::None
     }
 
     fn bind(
@@ -152,8 +197,9 @@ impl Guest {
         limits: VmLimits,
         config_json: &str,
         out: &Out,
-    ) -> Result<(), super::wire::StartFailure> {
-        let vm = Vm::blank().map_err(to_wire)?;
+        spare: &Spare,
+    ) -> Result<(), StartFailure> {
+        let vm = spare.take().map_err(to_wire)?;
         let bridge = Arc::new(ProxyBridge::new(
             self.id,
             out.clone(),
@@ -164,25 +210,31 @@ impl Guest {
         *slot = Some(vm);
         Ok(())
     }
+}
 
-    fn on_vm(&self, vm: &Vm, command: Command) -> Outcome {
-        match command {
-            Command::Bind { .. } => Outcome::Unit,
-            Command::Start { js, file } => Outcome::Started(vm.start(&js, &file).map_err(to_wire)),
-            Command::Settle { id, ok, payload } => {
-                vm.settle(id, ok, &payload);
-                Outcome::Unit
-            }
-            Command::FireTimer { id } => {
-                vm.fire_timer(id);
-                Outcome::Unit
-            }
-            Command::DrainJobs => {
-                vm.drain_jobs(&self.control);
-                Outcome::Unit
-            }
-            Command::FirstUnhandled => Outcome::Unhandled(vm.first_unhandled_rejection()),
+/// One blank VM made ahead, as the addon's own spare VMs are: binding a cell then skips
+/// building a runtime and loading the prelude.
+#[derive(Default)]
+struct Spare(Mutex<Option<Vm>>, std::sync::atomic::AtomicBool);
+
+impl Spare {
+    fn take(&self) -> Result<Vm, StartError> {
+        match self.0.lock().take() {
+            Some(vm) => Ok(vm),
+            None => Vm::blank(),
         }
+    }
+
+    /// Makes the next spare after a command has answered, off its critical path.
+    fn refill(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.0.lock().is_some() || self.1.swap(true, SeqCst) {
+            return;
+        }
+        if let Ok(vm) = Vm::blank() {
+            *self.0.lock() = Some(vm);
+        }
+        self.1.store(false, SeqCst);
     }
 }
 
@@ -192,11 +244,11 @@ fn to_wire(error: StartError) -> super::wire::StartFailure {
             message,
             line,
             column,
-        } => super::wire::StartFailure::Syntax {
+        } => StartFailure::Syntax {
             message,
             line,
             column,
         },
-        StartError::Runtime(detail) => super::wire::StartFailure::Runtime(detail),
+        StartError::Runtime(detail) => StartFailure::Runtime(detail),
     }
 }

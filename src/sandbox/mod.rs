@@ -8,4 +8,5 @@ mod jail;
 pub mod locate;
 pub mod process;
 pub mod remote;
+mod serve;
 pub mod wire;

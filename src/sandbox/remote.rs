@@ -1,11 +1,10 @@
-//! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`, each sent as
-//! a command; while one runs, the guest's bridge calls are served here, on the worker
-//! that waits for it. A process that dies leaves the VM lost, with the reason.
+//! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`. Binding waits
+//! for the start, host replies and timer fires wait for the next drain, so a turn costs
+//! one round trip; while a command runs, the guest's bridge calls are served here.
 
 use super::process::SandboxProcess;
-use super::wire::{
-    BridgeReply, BridgeRequest, Clock, Command, FromChild, Outcome, StartFailure, ToChild,
-};
+use super::serve::serve;
+use super::wire::{Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
@@ -13,20 +12,16 @@ use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 use std::sync::{Arc, OnceLock};
 
-#[derive(Default, Clone, Copy)]
-struct Stats {
-    heap_bytes: u64,
-    peak_heap_bytes: u64,
-    memory_exhausted: bool,
-}
-
 pub struct RemoteVm {
     process: Arc<SandboxProcess>,
     id: u64,
     messages: Receiver<FromChild>,
     bridge: OnceLock<Arc<dyn Bridge>>,
     control: OnceLock<Arc<Control>>,
-    stats: Mutex<Stats>,
+    /// Steps not sent yet: they go with the next command that needs an answer.
+    pending: Mutex<Vec<Step>>,
+    /// The VM's state after the last command.
+    last: Mutex<Figures>,
     lost: OnceLock<String>,
 }
 
@@ -39,7 +34,8 @@ impl RemoteVm {
             messages,
             bridge: OnceLock::new(),
             control: OnceLock::new(),
-            stats: Mutex::new(Stats::default()),
+            pending: Mutex::new(Vec::new()),
+            last: Mutex::new(Figures::default()),
             lost: OnceLock::new(),
         }
     }
@@ -53,6 +49,7 @@ impl RemoteVm {
         self.lost.get().map(String::as_str)
     }
 
+    /// Records the binding; it travels with `start`, which reports its failure.
     pub fn bind(
         &self,
         limits: VmLimits,
@@ -69,71 +66,36 @@ impl RemoteVm {
             }
         }));
         let _ = self.control.set(control);
-        self.started(Command::Bind {
+        self.pending.lock().push(Step::Bind {
             memory_bytes: limits.memory_bytes,
             max_stack_bytes: limits.max_stack_bytes,
             config_json: config_json.to_owned(),
-        })
+        });
+        Ok(())
     }
 
+    /// Binds (if not yet), starts and runs the first jobs, in one command.
     pub fn start(&self, js: &str, file: &str) -> Result<(), StartError> {
-        self.started(Command::Start {
+        let start = Step::Start {
             js: js.to_owned(),
             file: file.to_owned(),
-        })
-    }
-
-    pub fn settle(&self, id: u32, ok: bool, payload: &str) {
-        self.run(Command::Settle {
-            id,
-            ok,
-            payload: payload.to_owned(),
-        });
-    }
-
-    pub fn fire_timer(&self, id: u32) {
-        self.run(Command::FireTimer { id });
-    }
-
-    pub fn drain_jobs(&self) {
-        self.run(Command::DrainJobs);
-    }
-
-    pub fn first_unhandled_rejection(&self) -> Option<String> {
-        match self.run(Command::FirstUnhandled) {
-            Some(Outcome::Unhandled(text)) => text,
-            _ => None,
-        }
-    }
-
-    pub fn heap_bytes(&self) -> u64 {
-        self.stats.lock().heap_bytes
-    }
-
-    pub fn memory_exhausted(&self) -> bool {
-        self.stats.lock().memory_exhausted
-    }
-
-    pub fn peak_heap_bytes(&self) -> u64 {
-        self.stats.lock().peak_heap_bytes
-    }
-
-    fn started(&self, command: Command) -> Result<(), StartError> {
-        match self.run(command) {
-            Some(Outcome::Started(Ok(()))) => Ok(()),
-            Some(Outcome::Started(Err(StartFailure::Syntax {
+        };
+        let started = self
+            .run([start, Step::DrainJobs])
+            .and_then(|done| done.started);
+        match started {
+            Some(Ok(())) => Ok(()),
+            Some(Err(StartFailure::Syntax {
                 message,
                 line,
                 column,
-            }))) => Err(StartError::Syntax {
+            })) => Err(StartError::Syntax {
                 message,
                 line,
                 column,
             }),
-            Some(Outcome::Started(Err(StartFailure::Runtime(detail)))) => {
-                Err(StartError::Runtime(detail))
-            }
-            _ => Err(StartError::Runtime(
+            Some(Err(StartFailure::Runtime(detail))) => Err(StartError::Runtime(detail)),
+            None => Err(StartError::Runtime(
                 self.lost()
                     .unwrap_or("code mode sandbox did not answer")
                     .to_owned(),
@@ -141,12 +103,54 @@ impl RemoteVm {
         }
     }
 
-    /// Sends `command` and serves the guest's bridge calls until it is done; `None` if
-    /// the process died first (the VM is then lost).
-    fn run(&self, command: Command) -> Option<Outcome> {
+    pub fn settle(&self, id: u32, ok: bool, payload: &str) {
+        self.pending.lock().push(Step::Settle {
+            id,
+            ok,
+            payload: payload.to_owned(),
+        });
+    }
+
+    pub fn fire_timer(&self, id: u32) {
+        self.pending.lock().push(Step::FireTimer { id });
+    }
+
+    /// Runs what is pending and then the jobs; nothing pending means no jobs either (the
+    /// last command drained them).
+    pub fn drain_jobs(&self) {
+        if !self.pending.lock().is_empty() {
+            self.run([Step::DrainJobs]);
+        }
+    }
+
+    pub fn first_unhandled_rejection(&self) -> Option<String> {
+        let flagged = self.last.lock().has_unhandled;
+        if !flagged && self.pending.lock().is_empty() {
+            return None;
+        }
+        self.run([Step::FirstUnhandled])?.first_unhandled
+    }
+
+    pub fn heap_bytes(&self) -> u64 {
+        self.last.lock().heap_bytes
+    }
+
+    pub fn memory_exhausted(&self) -> bool {
+        self.last.lock().memory_exhausted
+    }
+
+    pub fn peak_heap_bytes(&self) -> u64 {
+        self.last.lock().peak_heap_bytes
+    }
+
+    /// Sends the pending steps and `steps`, serving the guest's bridge calls until the
+    /// command is done. `None` if the process died first (the VM is then lost).
+    fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
         if self.lost().is_some() {
             return None;
         }
+        let mut all = std::mem::take(&mut *self.pending.lock());
+        all.extend(steps);
         let clock = self.control.get().map_or(
             Clock {
                 remaining_ns: None,
@@ -157,27 +161,29 @@ impl RemoteVm {
                 aborted: control.is_aborted(),
             },
         );
-        let sent = self.process.send(&ToChild::Run {
+        let message = ToChild::Run {
             vm: self.id,
             clock,
-            command,
-        });
-        if !sent {
+            steps: all,
+        };
+        if !self.process.send(&message) {
             return self.lose();
         }
         loop {
             match self.messages.recv() {
-                Ok(FromChild::Bridge { request, .. }) => self.serve(request),
-                Ok(FromChild::Done { done, .. }) => {
-                    *self.stats.lock() = Stats {
-                        heap_bytes: done.heap_bytes,
-                        peak_heap_bytes: done.peak_heap_bytes,
-                        memory_exhausted: done.memory_exhausted,
-                    };
-                    if let Some(control) = self.control.get() {
-                        control.adopt_interrupt(done.interrupt);
+                Ok(FromChild::Bridge { request, .. }) => {
+                    if let Some(bridge) = self.bridge.get() {
+                        if let Some(reply) = serve(bridge.as_ref(), request) {
+                            self.process.send(&ToChild::Reply { vm: self.id, reply });
+                        }
                     }
-                    return Some(done.outcome);
+                }
+                Ok(FromChild::Done { done, .. }) => {
+                    if let Some(control) = self.control.get() {
+                        control.adopt_interrupt(done.figures.interrupt);
+                    }
+                    *self.last.lock() = done.figures;
+                    return Some(done);
                 }
                 Err(_) => return self.lose(),
             }
@@ -185,72 +191,13 @@ impl RemoteVm {
     }
 
     /// Marks the VM lost with its process's end; `None` for `run` to return.
-    fn lose(&self) -> Option<Outcome> {
+    fn lose(&self) -> Option<Done> {
         let why = self
             .process
             .death()
             .unwrap_or("code mode sandbox process ended");
         let _ = self.lost.set(why.to_owned());
         None
-    }
-
-    /// Runs one bridge call of the guest and answers it if it returns something.
-    fn serve(&self, request: BridgeRequest) {
-        let Some(bridge) = self.bridge.get() else {
-            return;
-        };
-        let reply = match request {
-            BridgeRequest::Call {
-                method,
-                target,
-                input_json,
-            } => Some(BridgeReply::Id32(bridge.call(&method, &target, input_json))),
-            BridgeRequest::Output { kind, text } => {
-                bridge.output(kind, text);
-                None
-            }
-            BridgeRequest::Console { line } => {
-                bridge.console(line);
-                None
-            }
-            BridgeRequest::Timer { delay_ms } => Some(BridgeReply::Id32(bridge.timer(delay_ms))),
-            BridgeRequest::ClearTimer { id } => {
-                bridge.clear_timer(id);
-                None
-            }
-            BridgeRequest::Yield { reason } => Some(BridgeReply::Id(bridge.yield_control(reason))),
-            BridgeRequest::Finish { ok, payload } => {
-                bridge.finish(ok, payload);
-                None
-            }
-            BridgeRequest::Fail { payload } => {
-                bridge.fail(payload);
-                None
-            }
-            BridgeRequest::Search { query, limit } => {
-                Some(BridgeReply::TextOr(bridge.search(&query, limit)))
-            }
-            BridgeRequest::Describe { callable } => {
-                Some(BridgeReply::TextOr(bridge.describe(&callable)))
-            }
-            BridgeRequest::ToolMeta { callable } => {
-                Some(BridgeReply::TextOr(bridge.tool_meta(&callable)))
-            }
-            BridgeRequest::ApiList { prefix } => Some(BridgeReply::Text(bridge.api_list(&prefix))),
-            BridgeRequest::ApiRead { path } => Some(BridgeReply::TextOr(bridge.api_read(&path))),
-            BridgeRequest::McpApi {
-                server,
-                tool,
-                schema,
-            } => Some(BridgeReply::TextOr(bridge.mcp_api(
-                &server,
-                tool.as_deref(),
-                schema,
-            ))),
-        };
-        if let Some(reply) = reply {
-            self.process.send(&ToChild::Reply { vm: self.id, reply });
-        }
     }
 }
 

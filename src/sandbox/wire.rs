@@ -10,11 +10,11 @@ pub const MAX_FRAME: usize = 1 << 30;
 /// Addon → sandbox.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToChild {
-    /// Run `command` on VM `vm` (`Bind` creates it).
+    /// Run `steps` on VM `vm` (`Bind` creates it), then answer with `Done`.
     Run {
         vm: u64,
         clock: Clock,
-        command: Command,
+        steps: Vec<Step>,
     },
     /// The answer to VM `vm`'s pending bridge request.
     Reply { vm: u64, reply: BridgeReply },
@@ -34,8 +34,10 @@ pub struct Clock {
     pub aborted: bool,
 }
 
+/// One step of a command. A command runs its steps in order and stops early where the
+/// in-process engine would: at a failed bind or start, or once the guest is interrupted.
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Command {
+pub enum Step {
     Bind {
         memory_bytes: usize,
         max_stack_bytes: usize,
@@ -69,19 +71,23 @@ pub enum FromChild {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Done {
-    pub outcome: Outcome,
+    /// The result of the command's `Bind`/`Start` steps, if it had any.
+    pub started: Option<Result<(), StartFailure>>,
+    /// The text of its `FirstUnhandled` step, if it had one.
+    pub first_unhandled: Option<String>,
+    pub figures: Figures,
+}
+
+/// The VM's state after a command.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Figures {
+    /// Whether a rejection is unhandled now (so `FirstUnhandled` is worth asking).
+    pub has_unhandled: bool,
     pub heap_bytes: u64,
     pub peak_heap_bytes: u64,
     pub memory_exhausted: bool,
     /// The sandbox's interrupt reason (0 none, 1 deadline, 2 abort, 3 memory).
     pub interrupt: u8,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub enum Outcome {
-    Unit,
-    Started(Result<(), StartFailure>),
-    Unhandled(Option<String>),
 }
 
 /// `guest::vm::StartError` on the wire.
