@@ -157,3 +157,22 @@ fn closing_a_session_ends_its_process() {
         "the process is reaped"
     );
 }
+
+#[test]
+fn a_parked_run_whose_process_died_answers_wait_as_unavailable() {
+    use codemode_native::run::owner::RunContext;
+    let _serial = serial();
+    let session = sandboxed("sb-parked-lost", json!({}));
+    let parked = exec(&session, "await yield_control('later'); return 1");
+    assert_eq!(parked["status"], "waiting", "{parked}");
+    let process = session
+        .sandbox()
+        .and_then(|sandbox| sandbox.process())
+        .expect("the session runs a sandbox process");
+    process.kill();
+    let resumed = wait_within(&session, &run_id(&parked), PATIENCE).expect("the wait answers");
+    assert_eq!(resumed["code"], "invalid_input", "{resumed}");
+    let error = resumed["error"].as_str().unwrap_or("");
+    assert!(error.starts_with("code mode run is unavailable or expired."), "{resumed}");
+    assert_eq!(exec(&session, "return 4")["value"], 4, "a fresh process serves the session");
+}

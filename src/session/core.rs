@@ -306,6 +306,15 @@ impl SessionCore {
                 return None;
             }
         };
+        if let Some(why) = cell.sandbox_ended() {
+            // Its VM died with its sandbox process: drop the run, answer as for any run
+            // that is gone.
+            cell.finish(Err(CodeModeError::aborted()));
+            let message = format!("{} Its sandbox ended: {why}.", messages::RUN_UNAVAILABLE);
+            let error = CodeModeError::invalid_input(message);
+            responder(result::early_failure(&error, self.telemetry()));
+            return None;
+        }
         cell.release_yield();
         let budget = Duration::from_millis(self.limits.timeout_ms);
         if let Err(responder) = cell.begin_call(budget, responder, false) {

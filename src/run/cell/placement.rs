@@ -1,7 +1,7 @@
 //! Where a cell's VM lives: a warm one in this process, or one in the session's sandbox
 //! process, whose CPU clock and kill switch the watchdog then uses for the cell's turns.
 
-use super::{start_error, Cell};
+use super::{start_error, Cell, Phase};
 use crate::error::{CodeModeError, ErrorCode};
 use crate::runtime::{panic_probe, pool, watchdog};
 use crate::sandbox::handle::VmHandle;
@@ -35,5 +35,24 @@ impl Cell {
             }),
         });
         Ok(VmHandle::Process(vm))
+    }
+
+    /// Why the sandbox process holding this parked run's VM is gone, if it is: the run
+    /// cannot be resumed.
+    pub fn sandbox_ended(&self) -> Option<String> {
+        let state = self.state.lock();
+        let Phase::Live(VmHandle::Process(vm)) = &state.phase else {
+            return None;
+        };
+        let process = vm.process();
+        if process.is_usable() {
+            return None;
+        }
+        Some(
+            process
+                .death()
+                .unwrap_or("its sandbox process was stopped")
+                .to_owned(),
+        )
     }
 }
