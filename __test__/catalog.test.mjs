@@ -603,7 +603,7 @@ test('an unawaited failing call fails the cell even when the cell returned first
   const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); return 1');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'tool_error', show(r));
   assert.ok(r.error.includes('broke'), r.error);
 });
 
@@ -611,7 +611,7 @@ test('an unawaited failing call that settles while the cell still runs fails it'
   const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); await ok_slow(); return 1');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'tool_error', show(r));
   assert.ok(r.error.includes('broke'), r.error);
 });
 
