@@ -108,7 +108,7 @@ test("fail and rejected raise invalid_input errors; readers and addTools pass th
   assert.throws(() => glue.fail("bad limits"), (e) => e instanceof TypeError && e.code === "invalid_input" && e.message === "bad limits");
   await assert.rejects(glue.rejected("no run"), (e) => e.code === "invalid_input" && e.message === "no run");
   glue.normalizeOptions({ sessionId: "s", tools: [{ name: "a", execute() {} }] });
-  assert.equal(JSON.parse(glue.addTools([{ name: "b", execute() {} }]))[0].hostIndex, 1);
+  assert.equal(JSON.parse(glue.addTools([{ name: "b", execute() {} }]).text)[0].hostIndex, 1);
   assert.equal(glue.readWaitInput({ runId: "r" }), "r");
   let ran = false;
   await new Promise((resolve) => glue.afterMcp(() => resolve((ran = true))));

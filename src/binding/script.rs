@@ -38,7 +38,7 @@ pub fn run_code_mode_script<'env>(
     options: Unknown<'env>,
 ) -> Result<Object<'env>> {
     let mut script = ScriptOptions::default();
-    let session = CodeModeSession::build(env, options, false, |glue, config| {
+    let session = CodeModeSession::build(env, options, true, |glue, config| {
         let read: Function<Unknown, String> = glue_fn(glue, "readScriptOptions")?;
         script = serde_json::from_str(&read.call(options)?).unwrap_or_default();
         config.limits.timeout_ms = SCRIPT_WALL_CLOCK_MS.resolve(script.wall_clock_ms);

@@ -66,8 +66,8 @@
           scheduler.hold(1);
         });
       },
-      normalizeOptions(input) {
-        const normalized = options.normalizeOptions(input);
+      normalizeOptions(input, script) {
+        const normalized = options.normalizeOptions(input, script);
         calls.setPolicy(normalized.beforeToolCall);
         events.setListener(normalized.onEvent);
         normalized.commit();

@@ -8,6 +8,12 @@
   const MAX_NAMESPACE_LEAVES = limits.maxNamespaceLeaves;
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
+  // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
+  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation"];
+  // What `runCodeModeScript` reads on top of the session's keys.
+  const SCRIPT_KEYS = ["language", "wallClockMs", "maxToolCalls", "signal"];
+  // Names of the tools registered in this session so far (a name is taken once).
+  const registered = new Set();
 
   function invalid(message) {
     const error = new TypeError(message);
@@ -17,6 +23,32 @@
 
   function isObject(value) {
     return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 0; i < a.length; i++) {
+      const next = [i + 1];
+      for (let j = 0; j < b.length; j++) next.push(Math.min(row[j + 1] + 1, next[j] + 1, row[j] + (a[i] === b[j] ? 0 : 1)));
+      row = next;
+    }
+    return row[b.length];
+  }
+
+  // The rule of Rust's `nearest`: a name containing the other (`tool`, `tools`), sharing
+  // its first five letters, or within a third of the key's length (at least two edits).
+  function unknownKey(key, known) {
+    const lower = key.toLowerCase();
+    let best = null;
+    for (const name of known) {
+      const candidate = name.toLowerCase();
+      let shared = 0;
+      while (shared < lower.length && lower[shared] === candidate[shared]) shared++;
+      const d = candidate.includes(lower) || lower.includes(candidate) ? Math.min(1, Math.abs(candidate.length - lower.length)) : shared >= 5 ? 2 : editDistance(lower, candidate);
+      if (best === null || d < best.d) best = { d, name };
+    }
+    if (best !== null && best.d <= Math.max(2, Math.floor(key.length / 3))) return invalid(key + " is not an option; did you mean " + best.name + "?");
+    return invalid(key + " is not an option; valid options: " + known.join(", ") + ".");
   }
 
   function optionalString(value, path) {
@@ -58,22 +90,31 @@
     const specs = [];
     const pending = [];
     const base = invoke.definitionCount();
+    const names = new Map();
     list.forEach((tool, i) => {
       const at = path + "[" + i + "]";
       if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
       if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (names.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is also the name of ' + path + "[" + names.get(tool.name) + "]; tool names must be unique.");
+      if (registered.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is already registered in this session; tool names must be unique.');
+      names.set(tool.name, i);
       if (typeof tool.execute !== "function") throw invalid(at + ".execute must be a function.");
       const source = tool.source === undefined ? "openclaw" : tool.source;
       if (source !== "openclaw" && source !== "client") throw invalid(at + '.source must be "openclaw" or "client".');
       for (const flag of ["directOnly", "replaySafe"]) {
         if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
       }
+      // The model calls a direct-only tool itself: its parameters must be an object schema.
+      const parameters = schemaOrUndefined(tool.parameters, at + ".parameters");
+      if (tool.directOnly === true && parameters !== undefined && (typeof parameters !== "object" || Array.isArray(parameters) || (parameters.type !== undefined && parameters.type !== "object"))) {
+        throw invalid(at + '.parameters of a direct-only tool must be an object schema ({ type: "object", … }).');
+      }
       specs.push({
         hostIndex: base + pending.length,
         name: tool.name,
         description: optionalString(tool.description, at + ".description") || "",
         label: optionalString(tool.label, at + ".label"),
-        parameters: schemaOrUndefined(tool.parameters, at + ".parameters"),
+        parameters,
         outputSchema: schemaOrUndefined(tool.outputSchema, at + ".outputSchema"),
         source,
         directOnly: tool.directOnly === true,
@@ -85,6 +126,7 @@
       specs,
       commit() {
         invoke.addDefinitions(pending);
+        for (const name of names.keys()) registered.add(name);
       },
     };
   }
@@ -181,8 +223,13 @@
 
   // The session options as JSON text for Rust, with the hooks and MCP servers they carry.
   // Tools and surfaces are registered on the way; `commit()` once Rust accepted the text.
-  function normalizeOptions(options) {
+  // `script`: the options of `runCodeModeScript`, which reads a few keys more.
+  function normalizeOptions(options, script) {
     if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
+    const known = script === true ? SESSION_KEYS.concat(SCRIPT_KEYS) : SESSION_KEYS;
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) throw unknownKey(key, known);
+    }
     if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
     for (const key of NOT_YET) {
       if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
@@ -212,6 +259,7 @@
         agentId: optionalString(options.agentId, "agentId"),
         agentRunId: optionalString(options.agentRunId, "agentRunId"),
         limits: options.limits || undefined,
+        isolation: options.isolation,
         redaction: redactionOptions(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,
@@ -221,12 +269,11 @@
     return { text, beforeToolCall, onEvent, servers, commit: tools.commit };
   }
 
-  // Tools added to a live session: their specs as JSON text; registered on return.
+  // Tools added to a live session: their specs as JSON text; `commit()` registers them
+  // once Rust accepted the text.
   function addTools(list) {
     const tools = normalizeTools(list, "tools");
-    const text = serialize(tools.specs, tools.specs);
-    tools.commit();
-    return text;
+    return { text: serialize(tools.specs, tools.specs), commit: tools.commit };
   }
 
   function budgetOption(value) {
