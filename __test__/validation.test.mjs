@@ -119,3 +119,14 @@ test('configureCodeModeRuntime refuses unknown keys with the nearest name', () =
   throwsInvalid(() => native.configureCodeModeRuntime({ isolation: 'fork' }), 'isolation must be "process" or "thread" (got "fork").');
   native.configureCodeModeRuntime({ isolation: 'thread' });
 });
+
+test('names() reports every rewritten tool name once, and only those', async () => {
+  const s = makeSession({ tools: ['plain_name', 'web-search', 'class', '9patch'].map((name) => ({ name, execute })) });
+  const names = s.names();
+  assert.deepEqual(Object.keys(names), ['web-search', 'class', '9patch']);
+  assert.equal(names['web-search'], 'web_search');
+  assert.match(names.class, /^class_[0-9a-f]{8}$/);
+  assert.equal(names['9patch'], 'tool_9patch');
+  const r = await run(s, `return await ${names['9patch']}({})`);
+  assert.equal(r.status, 'completed', show(r));
+});

@@ -237,6 +237,18 @@ impl CodeModeSession {
         self.core.model_tools()
     }
 
+    /// The tools whose name the guest calls differs from their own (`web-search` becomes
+    /// `web_search`, a keyword or a clash gets a suffix): tool name to callable name.
+    #[napi(ts_return_type = "{ [toolName: string]: string }")]
+    pub fn names(&self) -> Value {
+        let renamed = self.core.renamed_tools().into_iter();
+        Value::Object(
+            renamed
+                .map(|(tool, callable)| (tool, Value::from(callable)))
+                .collect(),
+        )
+    }
+
     /// Catalog counters and sizes (cumulative for the catalog lifetime).
     #[napi(ts_return_type = "CodeModeTelemetry")]
     pub fn telemetry(&self) -> Value {
