@@ -198,6 +198,11 @@ export declare class CodeModeSession {
    * Deterministic for equal catalogs.
    */
   modelTools(): ModelToolDefinition[]
+  /**
+   * The tools whose name the guest calls differs from their own (`web-search` becomes
+   * `web_search`, a keyword or a clash gets a suffix): tool name to callable name.
+   */
+  names(): { [toolName: string]: string }
   /** Catalog counters and sizes (cumulative for the catalog lifetime). */
   telemetry(): CodeModeTelemetry
   /** Cancels active cells and pending host work, drops this session's parked runs. Idempotent. */
@@ -235,11 +240,11 @@ export declare function configureCodeModeRuntime(options: CodeModeRuntimeOptions
  * Masks credential literals in JS/TS source for session history: string literals
  * assigned to credential-named bindings or properties, recognisable tokens (`sk-…`,
  * `ghp_…`, `xox…-`, `AKIA…`, JWTs, PEM private keys), registered `secrets` and
- * `patterns` (Rust regex syntax). Masks are `[REDACTED]` inside the original quotes,
- * so redacting twice is stable. Unparsable source gets the token and pattern masks
- * only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
+ * `patterns` (RegExp objects, or strings in Rust regex syntax). Masks are `[REDACTED]`
+ * inside the original quotes, so redacting twice is stable. Unparsable source gets the
+ * token and pattern masks only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
  */
-export declare function redactSource(code: string, options?: { secrets?: string[]; patterns?: string[] }): string
+export declare function redactSource(code: string, options?: { secrets?: string[]; patterns?: Array<string | RegExp> }): string
 
 /**
  * Resolves code-mode activation and limits for one run: precedence agent model row

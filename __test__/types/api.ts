@@ -6,6 +6,7 @@ import { z } from "zod";
 import {
   CodeModeSession,
   configureCodeModeRuntime,
+  redactSource,
   runCodeModeScript,
   toModelResult,
   type CodeModeErrorCode,
@@ -92,10 +93,14 @@ const client = new Client({ name: "gateway", version: "1.0.0" });
 const asClient: McpClientLike = client;
 const withMcp = new CodeModeSession({ sessionId: "m", mcpServers: [{ name: "fs", client }] });
 
+// RegExp patterns where redaction takes patterns; names() maps rewritten tool names.
+const redacted: string = redactSource('const key = "x"', { patterns: [/corp-\d+/i, "token=\\w+"] });
+const renamed: { [toolName: string]: string } = session.names();
+
 // Runtime and headless scripts.
 configureCodeModeRuntime({ workerThreads: 4, maxSuspendedRuns: 100, isolation: "process" });
 // @ts-expect-error unknown runtime key
 configureCodeModeRuntime({ workers: 4 });
 void runCodeModeScript("return 1", { sessionId: "cron", maxToolCalls: 3, wallClockMs: 1000 }).then((r) => r.status === "failed" && r.code === "tool_budget_exceeded");
 
-void [asJson7, asAnthropic, notBoolean, asClient, withMcp, events];
+void [redacted, renamed, asJson7, asAnthropic, notBoolean, asClient, withMcp, events];

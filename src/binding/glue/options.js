@@ -3,7 +3,8 @@
 // "invalid_input" naming the offending path; Rust receives plain JSON text only.
 (function options(deps) {
   "use strict";
-  const { invoke, limits } = deps;
+  // `redactionAsText`: glue/redaction.js, shared with `redactSource`.
+  const { invoke, limits, redactionAsText } = deps;
   const MAX_NAMESPACE_DEPTH = limits.maxNamespaceDepth;
   const MAX_NAMESPACE_LEAVES = limits.maxNamespaceLeaves;
   // Options this version refuses rather than ignores.
@@ -209,18 +210,6 @@
     });
   }
 
-  // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
-  // regex syntax shares written inline. Everything else is checked in Rust.
-  function redactionOptions(redaction) {
-    if (redaction === null || typeof redaction !== "object" || !Array.isArray(redaction.patterns)) return redaction === null ? undefined : redaction;
-    const patterns = redaction.patterns.map((p) => {
-      if (!(p instanceof RegExp)) return p;
-      const flags = ["i", "m", "s"].filter((f) => p.flags.includes(f)).join("");
-      return (flags ? "(?" + flags + ")" : "") + p.source;
-    });
-    return { secrets: redaction.secrets, patterns };
-  }
-
   // The session options as JSON text for Rust, with the hooks and MCP servers they carry.
   // Tools and surfaces are registered on the way; `commit()` once Rust accepted the text.
   // `script`: the options of `runCodeModeScript`, which reads a few keys more.
@@ -260,7 +249,7 @@
         agentRunId: optionalString(options.agentRunId, "agentRunId"),
         limits: options.limits || undefined,
         isolation: options.isolation,
-        redaction: redactionOptions(options.redaction),
+        redaction: redactionAsText(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,
       },
