@@ -102,18 +102,25 @@ export type ToolCallDecision = void | null | undefined | { block?: boolean | str
 export interface CodeModeSessionOptions {
   /** The conversation this session belongs to; scopes parked runs. */
   sessionId: string;
+  /** Further scope of parked runs: a run resumes only under the same key. */
   sessionKey?: string;
+  /** The agent this session serves; scopes parked runs. */
   agentId?: string;
+  /** The agent run this session serves; scopes parked runs. */
   agentRunId?: string;
   /** Host tools, hidden behind `exec` (unless `directOnly`). Names must be unique. */
   tools?: ToolDefinition[];
   /** MCP servers (SDK `Client`s) whose tools join the catalog. */
   mcpServers?: McpServerDefinition[];
+  /** Paired devices: `nodes.list()` and `nodes.get(id)` in cells. */
   nodes?: NodesHost;
+  /** Skill files: `skills.list()` and `skills.read(name, path?)` in cells. */
   skills?: SkillsHost;
   /** Host objects exposed to cells as globals. */
   namespaces?: NamespaceDefinition[];
+  /** Sub-agents: `agents.run(spec)`, `phase(title)` and `log(message)` in cells. */
   swarm?: SwarmHost;
+  /** Per-session limits; see `CodeModeLimits`. */
   limits?: CodeModeLimits;
   /** Credentials masked in event previews and `nestedCalls`: literals and patterns (a RegExp or Rust regex syntax). */
   redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> };
