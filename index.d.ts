@@ -28,7 +28,7 @@ export interface ToolCallContext {
 /**
  * A host tool. `Input` is what `execute` receives (typed by your annotation or the
  * generic argument); `Output` is any value `JSON.stringify` accepts, interfaces and
- * `Date` included.
+ * `Date` included. Keys other than these throw at construction.
  */
 export interface ToolDefinition<Input = any, Output = unknown> {
   /** Unique within a session (the constructor and `addTools` throw on a repeat). */

@@ -38,6 +38,16 @@ test('a limit of the wrong type or sign throws with its path', () => {
   throwsInvalid(() => makeSession({ limits: { languages: ['python'] } }), /^limits\.languages must be a non-empty array/);
 });
 
+test('a non-finite limit throws rather than falling back to the default', () => {
+  throwsInvalid(() => makeSession({ limits: { timeoutMs: Infinity } }), 'limits.timeoutMs must be a positive integer (got Infinity).');
+  throwsInvalid(() => makeSession({ limits: { maxOutputBytes: NaN } }), 'limits.maxOutputBytes must be a positive integer (got NaN).');
+});
+
+test('an unknown tool key names the tool key meant, other formats\' names included', () => {
+  throwsInvalid(() => makeSession({ tools: [{ name: 'a', execute, inputSchema: { type: 'object' } }] }), 'tools[0].inputSchema is not an option; did you mean tools[0].parameters?');
+  throwsInvalid(() => makeSession({ tools: [{ name: 'a', execute, descripton: 'x' }] }), 'tools[0].descripton is not an option; did you mean tools[0].description?');
+});
+
 test('a positive limit outside its range is still clamped, not refused', async () => {
   const s = makeSession({ limits: { timeoutMs: 1, maxOutputBytes: 10 ** 12 } });
   const r = await run(s, 'return 1');

@@ -11,6 +11,9 @@
   const NOT_YET = [];
   // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
   const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation"];
+  // Every key a tool definition has; the other tool formats' names for them are pointed to.
+  const TOOL_KEYS = ["name", "description", "label", "parameters", "outputSchema", "source", "directOnly", "replaySafe", "execute"];
+  const TOOL_ALIASES = { inputSchema: "parameters", input_schema: "parameters", output_schema: "outputSchema" };
   // What `runCodeModeScript` reads on top of the session's keys.
   const SCRIPT_KEYS = ["language", "wallClockMs", "maxToolCalls", "signal"];
   // Names of the tools registered in this session so far (a name is taken once).
@@ -38,7 +41,11 @@
 
   // The rule of Rust's `nearest`: a name containing the other (`tool`, `tools`), sharing
   // its first five letters, or within a third of the key's length (at least two edits).
-  function unknownKey(key, known) {
+  // `parent`: the path of the object holding `key` ("" at the top).
+  function unknownKey(key, known, parent, aliases) {
+    const at = (name) => (parent ? parent + "." + name : name);
+    const alias = aliases && Object.prototype.hasOwnProperty.call(aliases, key) ? aliases[key] : undefined;
+    if (alias !== undefined) return invalid(at(key) + " is not an option; did you mean " + at(alias) + "?");
     const lower = key.toLowerCase();
     let best = null;
     for (const name of known) {
@@ -48,8 +55,8 @@
       const d = candidate.includes(lower) || lower.includes(candidate) ? Math.min(1, Math.abs(candidate.length - lower.length)) : shared >= 5 ? 2 : editDistance(lower, candidate);
       if (best === null || d < best.d) best = { d, name };
     }
-    if (best !== null && best.d <= Math.max(2, Math.floor(key.length / 3))) return invalid(key + " is not an option; did you mean " + best.name + "?");
-    return invalid(key + " is not an option; valid options: " + known.join(", ") + ".");
+    if (best !== null && best.d <= Math.max(2, Math.floor(key.length / 3))) return invalid(at(key) + " is not an option; did you mean " + at(best.name) + "?");
+    return invalid(at(key) + " is not an option; valid options: " + known.join(", ") + ".");
   }
 
   function optionalString(value, path) {
@@ -95,6 +102,9 @@
     list.forEach((tool, i) => {
       const at = path + "[" + i + "]";
       if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
+      for (const key of Object.keys(tool)) {
+        if (!TOOL_KEYS.includes(key)) throw unknownKey(key, TOOL_KEYS, at, TOOL_ALIASES);
+      }
       if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
       if (names.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is also the name of ' + path + "[" + names.get(tool.name) + "]; tool names must be unique.");
       if (registered.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is already registered in this session; tool names must be unique.');
@@ -217,7 +227,7 @@
     if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
     const known = script === true ? SESSION_KEYS.concat(SCRIPT_KEYS) : SESSION_KEYS;
     for (const key of Object.keys(options)) {
-      if (!known.includes(key)) throw unknownKey(key, known);
+      if (!known.includes(key)) throw unknownKey(key, known, "");
     }
     if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
     for (const key of NOT_YET) {
@@ -225,6 +235,11 @@
     }
     if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
       throw invalid("limits must be an object.");
+    }
+    // JSON would carry NaN and Infinity as null, which Rust reads as absent.
+    for (const key of options.limits ? Object.keys(options.limits) : []) {
+      const value = options.limits[key];
+      if (typeof value === "number" && !Number.isFinite(value)) throw invalid("limits." + key + " must be a positive integer (got " + value + ").");
     }
     for (const hook of ["beforeToolCall", "onEvent"]) {
       if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
