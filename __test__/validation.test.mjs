@@ -109,6 +109,13 @@ test('a direct-only tool needs an object schema the model can call', () => {
   throwsInvalid(() => makeSession({ tools: [{ name: 'd', directOnly: true, parameters: true, execute }] }), /direct-only tool must be an object schema/);
 });
 
+test('every modelTools() entry has an object schema as parameters', () => {
+  const s = makeSession({ tools: [{ name: 'bare', directOnly: true, execute }, { name: 'typed', directOnly: true, parameters: { type: 'object', properties: { q: { type: 'string' } } }, execute }] });
+  const tools = s.modelTools();
+  assert.deepEqual(tools.map((t) => t.name), ['exec', 'wait', 'bare', 'typed']);
+  for (const t of tools) assert.equal(t.parameters.type, 'object', t.name);
+});
+
 test('isolation accepts "process" and "thread" and nothing else', () => {
   makeSession({ isolation: 'thread' });
   makeSession({ isolation: 'process' });
