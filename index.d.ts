@@ -1,27 +1,168 @@
+/** A plain JSON value, as results and tool inputs carry them. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-export type JsonSchema = { [key: string]: JsonValue } | boolean;
+/**
+ * A JSON Schema object as users have them: `JSONSchema7`, zod's `toJSONSchema` output, an
+ * MCP tool's `inputSchema`. Checked when the tool is registered.
+ */
+export type JsonSchemaObject = { readonly [key: string]: any };
+/** A JSON Schema: an object, or `true`/`false`. */
+export type JsonSchema = JsonSchemaObject | boolean;
 export type MaybePromise<T> = T | Promise<T>;
-export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "internal_error";
-export interface ToolCallContext { callId: string; parentCallId?: string; runId?: string; sessionId: string; signal: AbortSignal; onUpdate(partial: JsonValue): void; pauseBudget(): () => void; }
-export interface ToolDefinition { name: string; description?: string; label?: string; parameters?: JsonSchema; outputSchema?: JsonSchema; source?: "openclaw" | "client"; directOnly?: boolean; replaySafe?: boolean; execute(input: JsonValue, ctx: ToolCallContext): MaybePromise<JsonValue>; }
-export interface CodeModeLimits { timeoutMs?: number; memoryLimitBytes?: number; maxOutputBytes?: number; maxSnapshotBytes?: number; maxPendingToolCalls?: number; snapshotTtlSeconds?: number; searchDefaultLimit?: number; maxSearchLimit?: number; languages?: Array<"javascript" | "typescript">; }
+/** Every `code` of a `failed` result and of a thrown error. */
+export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "guest_error" | "tool_error" | "memory_limit_exceeded" | "tool_budget_exceeded" | "internal_error";
+/** The second argument of every tool's `execute`. */
+export interface ToolCallContext {
+  /** This call's id: the same as its `nestedCalls` record and its events. */
+  callId: string;
+  /** The call that made this one, for calls made by other tools. */
+  parentCallId?: string;
+  runId?: string;
+  sessionId: string;
+  /** Aborts when the run times out, is aborted or the session closes. */
+  signal: AbortSignal;
+  /** Streams a partial result (a `tool_call_update` event). */
+  onUpdate(partial: JsonValue): void;
+  /** Stops the run's wall clock until the returned function is called. */
+  pauseBudget(): () => void;
+}
+/**
+ * A host tool. `Input` is what `execute` receives (typed by your annotation or the
+ * generic argument); `Output` is any value `JSON.stringify` accepts, interfaces and
+ * `Date` included. Keys other than these throw at construction.
+ */
+export interface ToolDefinition<Input = any, Output = unknown> {
+  /** Unique within a session (the constructor and `addTools` throw on a repeat). */
+  name: string;
+  description?: string;
+  label?: string;
+  /** The input schema; checked against every call. A direct-only tool's must be an object schema. */
+  parameters?: JsonSchema;
+  /** The output schema; checked against every result. */
+  outputSchema?: JsonSchema;
+  /** `"client"` tools skip both schema checks. Default `"openclaw"`. */
+  source?: "openclaw" | "client";
+  /** Sent to the model as its own tool instead of being called from code. */
+  directOnly?: boolean;
+  /** May run again when a run is restarted (`restartSafe` cells call only these). */
+  replaySafe?: boolean;
+  execute(input: Input, ctx: ToolCallContext): MaybePromise<Output>;
+}
+/** Session limits; a positive integer outside a range is clamped, anything else throws. */
+export interface CodeModeLimits {
+  /** Wall clock of one exec or wait turn (default 10000, 100..60000). */
+  timeoutMs?: number;
+  /** Guest heap (default 64 MiB, 1 MiB..1 GiB); over it: `memory_limit_exceeded`. */
+  memoryLimitBytes?: number;
+  /** Output and value bytes a result keeps before truncation markers (default 65536). */
+  maxOutputBytes?: number;
+  /** Bytes of a parked run (default 10 MiB); over it: `snapshot_limit_exceeded`. */
+  maxSnapshotBytes?: number;
+  /** Tool calls in flight at once (default 16, 1..128). */
+  maxPendingToolCalls?: number;
+  /** How long a parked run can be resumed (default 900). */
+  snapshotTtlSeconds?: number;
+  /** Results of `search` without a limit (default 8). */
+  searchDefaultLimit?: number;
+  /** Most results of one `search` (default 50). */
+  maxSearchLimit?: number;
+  /** Languages cells may use (default both). */
+  languages?: Array<"javascript" | "typescript">;
+}
 export interface McpToolResult { content: unknown[]; structuredContent?: unknown; isError?: boolean; }
-export interface McpClientLike { listTools(params?: { cursor?: string }): Promise<{ tools: Array<{ name: string; description?: string; inputSchema?: unknown }>; nextCursor?: string }>; callTool(params: { name: string; arguments?: object }, resultSchema?: unknown, options?: { signal?: AbortSignal }): Promise<McpToolResult | { toolResult: unknown }>; listResources?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resources: unknown[]; nextCursor?: string }>; readResource?(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<{ contents: unknown[] }>; listResourceTemplates?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resourceTemplates: unknown[]; nextCursor?: string }>; listPrompts?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ prompts: unknown[]; nextCursor?: string }>; getPrompt?(params: { name: string; arguments?: Record<string, string> }, options?: { signal?: AbortSignal }): Promise<{ messages: unknown[]; description?: string }>; }
+/** What the addon calls on an MCP client; the SDK's `Client` is one. */
+export interface McpClientLike {
+  listTools(params?: { cursor?: string }): Promise<{ tools: Array<{ name: string; description?: string; inputSchema?: unknown }>; nextCursor?: string }>;
+  callTool(params: { name: string; arguments?: { [key: string]: unknown } }, resultSchema?: any, options?: { signal?: AbortSignal }): Promise<{ [key: string]: unknown }>;
+  listResources?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resources: unknown[]; nextCursor?: string }>;
+  readResource?(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<{ contents: unknown[] }>;
+  listResourceTemplates?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resourceTemplates: unknown[]; nextCursor?: string }>;
+  listPrompts?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ prompts: unknown[]; nextCursor?: string }>;
+  getPrompt?(params: { name: string; arguments?: Record<string, string> }, options?: { signal?: AbortSignal }): Promise<{ messages: unknown[]; description?: string }>;
+}
 export interface McpServerDefinition { name: string; client: McpClientLike; }
 export interface NodeInfo { id: string; name?: string; platform?: string; connected: boolean; commands: string[]; }
-export interface NodesHost { list(ctx: ToolCallContext): MaybePromise<NodeInfo[]>; invoke(nodeId: string, command: string, params: JsonValue, ctx: ToolCallContext): MaybePromise<JsonValue>; }
+export interface NodesHost { list(ctx: ToolCallContext): MaybePromise<NodeInfo[]>; invoke(nodeId: string, command: string, params: JsonValue, ctx: ToolCallContext): MaybePromise<unknown>; }
 export interface SkillsHost { list(ctx: ToolCallContext): MaybePromise<Array<{ name: string; description?: string; location?: string }>>; read(name: string, relativePath: string | undefined, ctx: ToolCallContext): MaybePromise<string>; }
 export interface NamespaceDefinition { globalName: string; description?: string; prompt?: string; scope: { [key: string]: unknown }; }
-export interface SwarmHost { run(spec: JsonValue, ctx: ToolCallContext): MaybePromise<JsonValue>; phase?(title: string, ctx: ToolCallContext): MaybePromise<void>; log?(message: string, ctx: ToolCallContext): MaybePromise<void>; }
-export interface CodeModeSessionOptions { sessionId: string; sessionKey?: string; agentId?: string; agentRunId?: string; tools?: ToolDefinition[]; mcpServers?: McpServerDefinition[]; nodes?: NodesHost; skills?: SkillsHost; namespaces?: NamespaceDefinition[]; swarm?: SwarmHost; limits?: CodeModeLimits; redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> }; }
+export interface SwarmHost { run(spec: JsonValue, ctx: ToolCallContext): MaybePromise<unknown>; phase?(title: string, ctx: ToolCallContext): MaybePromise<void>; log?(message: string, ctx: ToolCallContext): MaybePromise<void>; }
+/** A trajectory event streamed to `onEvent`; previews are redacted and about 512 bytes. */
+export type CodeModeEvent =
+  | { type: "run_status"; runId: string; status: "running" | "completed" | "waiting" | "failed" }
+  | { type: "tool_call_start"; runId: string; callId: string; parentCallId?: string; toolName: string; callableName: string; source: string; inputPreview: string }
+  | { type: "tool_call_update"; runId: string; callId: string; partial: JsonValue }
+  | { type: "tool_call_end"; runId: string; callId: string; status: "ok" | "error" | "cancelled"; durationMs: number; outputPreview?: string; error?: string }
+  | { type: "output"; runId: string; entry: CodeModeOutput };
+/** What `beforeToolCall` sees of a call about to run. */
+export interface ToolCallRequest { toolName: string; callableName: string; input: JsonValue; callId: string; }
+/**
+ * `beforeToolCall`'s answer: nothing lets the call run; `block` (`true` or a reason)
+ * fails it as a tool error without running it; `input` replaces its input.
+ */
+export type ToolCallDecision = void | null | undefined | { block?: boolean | string; input?: JsonValue };
+export interface CodeModeSessionOptions {
+  /** The conversation this session belongs to; scopes parked runs. */
+  sessionId: string;
+  /** Further scope of parked runs: a run resumes only under the same key. */
+  sessionKey?: string;
+  /** The agent this session serves; scopes parked runs. */
+  agentId?: string;
+  /** The agent run this session serves; scopes parked runs. */
+  agentRunId?: string;
+  /** Host tools, hidden behind `exec` (unless `directOnly`). Names must be unique. */
+  tools?: ToolDefinition[];
+  /** MCP servers (SDK `Client`s) whose tools join the catalog. */
+  mcpServers?: McpServerDefinition[];
+  /** Paired devices: `nodes.list()` and `nodes.get(id)` in cells. */
+  nodes?: NodesHost;
+  /** Skill files: `skills.list()` and `skills.read(name, path?)` in cells. */
+  skills?: SkillsHost;
+  /** Host objects exposed to cells as globals. */
+  namespaces?: NamespaceDefinition[];
+  /** Sub-agents: `agents.run(spec)`, `phase(title)` and `log(message)` in cells. */
+  swarm?: SwarmHost;
+  /** Per-session limits; see `CodeModeLimits`. */
+  limits?: CodeModeLimits;
+  /** Credentials masked in event previews and `nestedCalls`: literals and patterns (a RegExp or Rust regex syntax). */
+  redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> };
+  /** Streams trajectory events of every run of this session. */
+  onEvent?: (event: CodeModeEvent) => void;
+  /** A policy hook before each tool call: may block it or rewrite its input. */
+  beforeToolCall?: (call: ToolCallRequest) => MaybePromise<ToolCallDecision>;
+  /** Where cells run: worker threads of this process or a separate process. */
+  isolation?: "process" | "thread";
+}
+/** `configureCodeModeRuntime` settings; unknown keys throw. */
+export interface CodeModeRuntimeOptions {
+  /** Worker threads running cells (default one per core, at least 2; 1..256). */
+  workerThreads?: number;
+  /** Parked runs kept process-wide (default 64, 1..10000). */
+  maxSuspendedRuns?: number;
+  /** Where cells run by default: worker threads of this process or a separate process. */
+  isolation?: "process" | "thread";
+}
+/** The model's `exec` call: `code` (or `command`, the same text) and its language. */
 export interface CodeModeExecInput { code?: string; command?: string; language?: "javascript" | "typescript"; restartSafe?: boolean; }
-export interface CallOptions { signal?: AbortSignal; callId?: string; resultBudgetChars?: number; }
+/** The model's `wait` call. */
+export interface CodeModeWaitInput { runId: string; }
+export interface CallOptions {
+  /** Aborts the call: the run fails with `aborted`. */
+  signal?: AbortSignal;
+  callId?: string;
+  /** Fits the whole result (telemetry included) into this many characters. */
+  resultBudgetChars?: number;
+}
 export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
 export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
 export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }
 export interface CodeModeTelemetry { catalogSize: number; sources: { openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
 interface ResultBase { output?: CodeModeOutput[]; telemetry: CodeModeTelemetry; nestedCalls?: NestedCallRecord[]; }
-export type CodeModeResult = (ResultBase & { status: "completed"; value: JsonValue }) | (ResultBase & { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; pendingToolCalls?: CodeModePendingToolCall[] }) | (ResultBase & { status: "failed"; error: string; code?: CodeModeErrorCode });
+export type CodeModeResult = (ResultBase & { status: "completed"; value: JsonValue }) | (ResultBase & { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; pendingToolCalls?: CodeModePendingToolCall[] }) | (ResultBase & { status: "failed"; error: string; code: CodeModeErrorCode });
+/** What to send back to the model for a result (`toModelResult`). */
+export type ModelResult = { status: "completed"; value: JsonValue; output?: CodeModeOutput[] } | { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; output?: CodeModeOutput[] } | { status: "failed"; error: string; code: CodeModeErrorCode; output?: CodeModeOutput[] };
+/** A function tool's input schema as models take it: always an object schema. */
+export interface ModelToolParameters { type: "object"; properties?: { [key: string]: any }; required?: string[]; [key: string]: any; }
+/** One entry of `modelTools()`: a tool definition in the shape every model API takes. */
+export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; }
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -41,7 +182,7 @@ export declare class CodeModeSession {
   /** The session id this session was created with. */
   get sessionId(): string
   /** Runs a cell. Never rejects for guest, tool or limit problems: those are `failed` results. */
-  exec(input: CodeModeExecInput | unknown, options?: CallOptions): Promise<CodeModeResult>
+  exec(input: CodeModeExecInput, options?: CallOptions): Promise<CodeModeResult>
   /**
    * Extension: resolves once the MCP servers' tools are loaded (at once without MCP
    * servers), so `modelTools()` names unavailable servers. `exec` waits by itself.
@@ -53,7 +194,7 @@ export declare class CodeModeSession {
    */
   refreshMcp(): Promise<void>
   /** Resumes a `waiting` run created by this session's scope. */
-  wait(input: { runId: string } | unknown, options?: CallOptions): Promise<CodeModeResult>
+  wait(input: CodeModeWaitInput, options?: CallOptions): Promise<CodeModeResult>
   /**
    * Appends tools. Client tool additions keep counterScope and counters; the
    * description refreshes.
@@ -63,7 +204,12 @@ export declare class CodeModeSession {
    * `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
    * Deterministic for equal catalogs.
    */
-  modelTools(): Array<{ name: string; description: string; parameters: JsonSchema }>
+  modelTools(): ModelToolDefinition[]
+  /**
+   * The tools whose name the guest calls differs from their own (`web-search` becomes
+   * `web_search`, a keyword or a clash gets a suffix): tool name to callable name.
+   */
+  names(): { [toolName: string]: string }
   /** Catalog counters and sizes (cumulative for the catalog lifetime). */
   telemetry(): CodeModeTelemetry
   /** Cancels active cells and pending host work, drops this session's parked runs. Idempotent. */
@@ -87,27 +233,25 @@ export declare function assertCodeModePayload(toolNames: string[], directOnly?: 
  * idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
  * `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
  * running (0 before the first cell), `stuckWorkers` those of them still inside a built-in
- * whose cell the watchdog already answered (each has a replacement in `workers`),
- * `sandboxProcesses` sandbox processes alive (`isolation: "process"`), `isolation` the
- * default of sessions that do not choose.
+ * whose cell the watchdog already answered (each has a replacement in `workers`).
  */
-export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number; sandboxProcesses: number; isolation: "process" | "thread" }
+export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number }
 
 /**
- * Process-wide settings; call before the first session runs a cell. Misuse throws with
- * `code: "invalid_input"`.
+ * Process-wide settings; call before the first session runs a cell. Misuse (an unknown
+ * key, a value out of range) throws with `code: "invalid_input"`.
  */
-export declare function configureCodeModeRuntime(options: { workerThreads?: number; maxSuspendedRuns?: number; isolation?: "process" | "thread" }): void
+export declare function configureCodeModeRuntime(options: CodeModeRuntimeOptions): void
 
 /**
  * Masks credential literals in JS/TS source for session history: string literals
  * assigned to credential-named bindings or properties, recognisable tokens (`sk-…`,
  * `ghp_…`, `xox…-`, `AKIA…`, JWTs, PEM private keys), registered `secrets` and
- * `patterns` (Rust regex syntax). Masks are `[REDACTED]` inside the original quotes,
- * so redacting twice is stable. Unparsable source gets the token and pattern masks
- * only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
+ * `patterns` (RegExp objects, or strings in Rust regex syntax). Masks are `[REDACTED]`
+ * inside the original quotes, so redacting twice is stable. Unparsable source gets the
+ * token and pattern masks only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
  */
-export declare function redactSource(code: string, options?: { secrets?: string[]; patterns?: string[] }): string
+export declare function redactSource(code: string, options?: { secrets?: string[]; patterns?: Array<string | RegExp> }): string
 
 /**
  * Resolves code-mode activation and limits for one run: precedence agent model row
@@ -124,6 +268,17 @@ export declare function resolveCodeModeConfig(config: unknown, ctx?: { agentId?:
  * 900 s) and a tool-call budget (default 5, max 200; over it: `tool_budget_exceeded`).
  */
 export declare function runCodeModeScript(code: string, options: CodeModeSessionOptions & { language?: "javascript" | "typescript"; wallClockMs?: number; maxToolCalls?: number; signal?: AbortSignal }): Promise<CodeModeResult>
+
+/**
+ * What a gateway sends back to the model for an exec/wait result: `status`, then `value`
+ * (completed), `error` and `code` (failed) or `runId` and `reason` (waiting), and
+ * `output` — no telemetry or `nestedCalls`. Pure. With `budgetChars` (an integer of at
+ * least 256), `JSON.stringify` of the answer is at most that many characters: output is
+ * cut first, then the value or error, to truncation markers; a completed result stays
+ * completed. Throws (`code: "invalid_input"`) for a value that is not a result or a bad
+ * budget.
+ */
+export declare function toModelResult(result: CodeModeResult, options?: { budgetChars?: number }): ModelResult
 
 /** Strips TypeScript types from a cell (oxc); errors are returned as data. */
 export declare function transformTypeScript(code: string): { code: string } | { error: string; line: number; column: number }

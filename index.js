@@ -842,5 +842,6 @@ module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.redactSource = nativeBinding.redactSource
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig
 module.exports.runCodeModeScript = nativeBinding.runCodeModeScript
+module.exports.toModelResult = nativeBinding.toModelResult
 module.exports.transformTypeScript = nativeBinding.transformTypeScript
 module.exports.validateCodeModeConfig = nativeBinding.validateCodeModeConfig

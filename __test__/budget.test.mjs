@@ -58,7 +58,7 @@ test('output and value share the budget', async () => {
 test('an oversized error keeps its lead and ends with the truncation suffix', async () => {
   const r = await run(session, 'throw new Error("boom " + "e".repeat(5000))', { resultBudgetChars: 1200 });
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error');
+  assert.equal(r.code, 'guest_error');
   assert.match(r.error, /^Error: boom eee/);
   assert.ok(r.error.endsWith(' [error truncated]'));
   assert.ok(size(r) <= 1200, String(size(r)));

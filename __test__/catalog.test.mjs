@@ -490,14 +490,11 @@ test('a result that violates outputSchema rejects with output_contract without p
   assert.ok(!JSON.stringify(r).includes('SECRET-VALUE-9f3'), 'the offending value appears nowhere in the result');
 });
 
-test('an invalid outputSchema fails the call and the tool never runs', async () => {
-  let ran = 0;
-  const s = makeSession({ tools: [{ name: 'badschema', outputSchema: { type: 12 }, execute: () => { ran++; return 1; } }] });
-  const r = await completed(s, 'try { await badschema(); return "no throw" } catch (e) { return { code: e.code, message: e.message, effectStatus: e.effectStatus } }');
-  assert.equal(r.value.message, 'Tool "badschema" has an invalid outputSchema.');
-  assert.ok(['output_contract', 'tool_error', 'invalid_input'].includes(r.value.code), `code ${r.value.code}`);
-  assert.equal(r.value.effectStatus, 'unknown');
-  assert.equal(ran, 0);
+test('an invalid outputSchema throws at construction with its path', () => {
+  assert.throws(
+    () => makeSession({ tools: [{ name: 'badschema', outputSchema: { type: 12 }, execute: () => 1 }] }),
+    (e) => e.code === 'invalid_input' && e.message.startsWith('tools[0].outputSchema is not a valid JSON Schema: '),
+  );
 });
 
 test('client tools skip both contracts and show input unknown in metadata', async () => {
@@ -603,7 +600,7 @@ test('an unawaited failing call fails the cell even when the cell returned first
   const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); return 1');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'tool_error', show(r));
   assert.ok(r.error.includes('broke'), r.error);
 });
 
@@ -611,7 +608,7 @@ test('an unawaited failing call that settles while the cell still runs fails it'
   const s = makeSession({ tools: failTools() });
   const r = await run(s, 'broken(); await ok_slow(); return 1');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'tool_error', show(r));
   assert.ok(r.error.includes('broke'), r.error);
 });
 

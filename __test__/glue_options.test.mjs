@@ -8,12 +8,12 @@ import vm from "node:vm";
 import { limits } from "./fixtures/glue_limits.mjs";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
-const [createEvents, createInvoke, createOptions] = ["events", "invoke", "options"].map(load);
+const [createEvents, createInvoke, createOptions, redactionAsText] = ["events", "invoke", "options", "redaction"].map(load);
 
 function setup() {
   const reports = [];
   const invoke = createInvoke({ events: createEvents({ limits }), done: (token, ok, text) => reports.push({ token, ok, text }), pauseBudget() {}, resumeBudget() {} });
-  return { invoke, options: createOptions({ invoke, limits }), reports };
+  return { invoke, options: createOptions({ invoke, limits, redactionAsText }), reports };
 }
 
 const execute = () => null;
@@ -67,11 +67,14 @@ test("tools become specs whose host indices continue after the tools already reg
   assert.equal(invoke.definitionCount(), 0, "registered only on commit");
   first.commit();
   assert.equal(invoke.definitionCount(), 1);
-  const added = JSON.parse(options.addTools([{ name: "b", execute: () => "b ran", outputSchema: true, replaySafe: true }]));
+  const batch = options.addTools([{ name: "b", execute: () => "b ran", outputSchema: true, replaySafe: true }]);
+  assert.equal(invoke.definitionCount(), 1, "added tools are registered only on commit");
+  batch.commit();
+  const added = JSON.parse(batch.text);
   assert.deepEqual(added, [{ hostIndex: 1, name: "b", description: "", outputSchema: true, source: "openclaw", directOnly: false, replaySafe: true }]);
   invoke.invoke(1, false, "b", "{}", "c", "", "r", "s", 3);
   assert.deepEqual(reports, [{ token: 3, ok: true, text: '"b ran"' }]);
-  assert.equal(options.addTools(undefined), "[]");
+  assert.equal(options.addTools(undefined).text, "[]");
 });
 
 test("each wrong tool field is named by its path", () => {

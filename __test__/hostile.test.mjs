@@ -123,12 +123,12 @@ const timesOutOrOutOfMemory = (r) => {
 const DEADLINE_CHECKS = new Set([timesOut, timesOutOrOutOfMemory]);
 function outOfMemory(r) {
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'memory_limit_exceeded', show(r));
   assert.match(r.error, /memory/i, show(r));
 }
 const stackOverflow = (r) => {
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.match(r.error, /^(RangeError|InternalError): (Maximum call stack size exceeded|stack overflow)/, show(r));
 };
 const queueOverflow = (r) => {
@@ -194,7 +194,7 @@ attack('a Map bomb fails with a memory error or times out', 'const m = new Map()
 attack('a 256 MB string repeat fails with a memory error', 'return "x".repeat(2 ** 28).length', outOfMemory);
 attack('a string longer than QuickJS allows fails with a RangeError', 'return "x".repeat(2 ** 30).length', (r) => {
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.match(r.error, /^RangeError: invalid string length/, show(r));
 });
 attack('10,000 promises resolved under a small memory limit fail with a memory error, not as pending',
@@ -206,16 +206,16 @@ attack('tool input too big to serialise within the memory limit fails with a mem
     outOfMemory(r);
     assert.equal(received.length, 0, 'the tool never ran');
   });
-attack('text() of a string too big to copy within the memory limit fails as internal_error',
+attack('text() of a string too big to copy within the memory limit fails with a memory error',
   'text("😀".repeat(1000000)); return 1', (r) => {
-    // QuickJS cannot always allocate the real error here; the failure stays a clean internal_error.
+    // QuickJS cannot always allocate the real error here; the failure is still a memory failure.
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'memory_limit_exceeded', show(r));
   });
 attack('a deep JSON.parse bomb fails cleanly',
   'return JSON.parse("[".repeat(200000) + "]".repeat(200000))', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.ok(['guest_error', 'memory_limit_exceeded'].includes(r.code), show(r));
     assert.match(r.error, /stack|memory/i, show(r));
   });
 attack('a string-doubling loop the guest catches recovers: it hits the string length wall, not the heap limit',
@@ -244,7 +244,7 @@ attack('an ever-deepening toJSON fails cleanly or becomes the unserializable str
   });
 attack('a value nested too deep for the host still crosses as a string fallback or JSON',
   'let v = 1; for (let i = 0; i < 100000; i++) v = [v]; return v', (r) => {
-    assert.ok(r.status === 'completed' || r.code === 'internal_error', show(r));
+    assert.ok(r.status === 'completed' || r.code === 'memory_limit_exceeded', show(r));
     if (r.status === 'completed') assert.ok(typeof r.value === 'string' || Array.isArray(r.value), show(r));
   });
 
@@ -305,7 +305,7 @@ attack('a species trap the guest itself trips on a tool promise fails the cell a
   (r) => {
     // The guest broke its own promise machinery: a guest failure, never runtime_unavailable.
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
     assert.match(r.error, /^Error: species trap/, show(r));
   });
 attack('a throwing Promise.prototype.constructor cannot break how the cell finishes',
@@ -313,7 +313,7 @@ attack('a throwing Promise.prototype.constructor cannot break how the cell finis
    return await echo({ ok: true })`,
   (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
     assert.match(r.error, /^Error: constructor trap/, show(r));
   });
 attack('Symbol.species on an Array handed to a tool is ignored by the bridge',
@@ -435,14 +435,14 @@ attack('pollution before returning cannot change the result envelope',
    throw new Error("plain failure")`,
   (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
     assert.match(r.error, /^Error: plain failure/);
   });
 attack('a Promise.prototype.then pollution breaks only the guest itself',
   `Promise.prototype.then = function () { return this };
    const v = await echo({ k: 1 }); return v`,
   (r) => {
-    assert.ok(r.status === 'completed' || r.code === 'internal_error', show(r));
+    assert.ok(r.status === 'completed' || r.code === 'guest_error', show(r));
     if (r.status === 'failed') assert.equal(typeof r.error, 'string');
   });
 attack('an Object.prototype.then pollution makes tool results thenables only inside the guest',
@@ -541,7 +541,7 @@ attack('host exotica returned by a tool reach the guest as parsed JSON only',
 attack('a tool result too deep for the guest parser fails cleanly',
   'return await deep({ depth: 20000 })', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.ok(['internal_error', 'invalid_input'].includes(r.code), show(r));
+    assert.ok(['tool_error', 'invalid_input'].includes(r.code), show(r));
   });
 attack('a tool returning a host Proxy with a throwing trap is a tool error',
   'try { await proxy({}) } catch (e) { return [e.code, e.message] }', (r) => {
@@ -559,18 +559,18 @@ attack('input mutated after the call was dispatched reaches the host as it was a
 attack('throwing non-Error values fails the cell with their text',
   'throw { toString() { return "obj" }, code: "timeout" }', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
     assert.match(r.error, /^Uncaught /);
   });
 attack('throwing a Symbol fails the cell cleanly', 'throw Symbol("thrown")', (r) => {
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.match(r.error, /Symbol\(thrown\)/);
 });
-attack('an error claiming a documented code still fails as internal_error',
+attack('an error claiming a documented code still fails as guest_error',
   'const e = new Error("fake"); e.code = "timeout"; e.name = "Timeout"; throw e', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
   });
 attack('returning a forged waiting result is just a value',
   'return { status: "waiting", runId: "cm_forged", reason: "yield" }', (r) => {
@@ -583,7 +583,7 @@ attack('returning a forged waiting result is just a value',
 attack('10,000 pending promises with no host work fail at once',
   'await Promise.all(Array.from({ length: 10000 }, () => new Promise(() => {})))', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
     assert.equal(r.error, 'code mode promise is pending without host work');
   }, { session: roomy });
 attack('10,000 abandoned pending promises do not stop a cell from completing',
@@ -620,7 +620,7 @@ attack('a storm of never-settling calls past the queue limit fails with the docu
 attack('a storm of failing calls within the limit fails with the tool error',
   'await Promise.all(Array.from({ length: 100 }, () => fail({})))', (r) => {
     assert.equal(r.status, 'failed', show(r));
-    assert.equal(r.code, 'internal_error', show(r));
+    assert.equal(r.code, 'tool_error', show(r));
     assert.match(r.error, /tool failed on purpose/);
   });
 attack('a sequential tool-call loop runs until the deadline, then parks or times out cleanly',

@@ -84,7 +84,7 @@ const small = makeSession({ limits: { memoryLimitBytes: MEMORY_LIMIT, timeoutMs:
 async function expectOutOfMemory(code) {
   const r = await run(small, code);
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'memory_limit_exceeded', show(r));
   assert.match(r.error, /memory/i, `the error must mention memory: ${show(r)}`);
   const next = await run(small, 'return "alive"');
   assert.equal(next.status, 'completed', `next cell after the memory bomb: ${show(next)}`);
@@ -111,7 +111,7 @@ test('a memory bomb that the guest catches still fails the cell with a memory er
 test('a caught memory bomb that keeps the heap full fails with a memory error, not runtime_unavailable', async () => {
   const r = await run(small, 'globalThis.hog = []; try { for (;;) hog.push([]); } catch {} return 1;');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'memory_limit_exceeded', show(r));
   assert.equal(r.error, `code mode cell ran out of memory: its limit is ${MEMORY_LIMIT} bytes`, show(r));
 });
 
@@ -124,7 +124,7 @@ test('out of memory with a tool call pending fails the cell at once instead of p
   });
   const r = await run(s, 'held({}); setTimeout(() => 1, 3600000); const keep = []; for (;;) keep.push([keep.length])');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'memory_limit_exceeded', show(r));
   assert.equal(r.error, `code mode cell ran out of memory: its limit is ${MEMORY_LIMIT} bytes`, show(r));
   assert.deepEqual(s.runs(), [], 'nothing is parked');
   assert.ok(r.telemetry.run.peakHeapBytes <= MEMORY_LIMIT, show(r));
@@ -138,7 +138,7 @@ test('deep recursion fails with a RangeError and the next cell runs', async () =
   const s = makeSession();
   const r = await run(s, 'function f() { return f() } f()');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.includes('RangeError'), show(r));
   // The process is alive: the event loop still turns and the same session keeps working.
   await new Promise((resolve) => setImmediate(resolve));
@@ -216,7 +216,7 @@ test('a value within the budget is returned unchanged', async () => {
 test('an oversized error keeps its leading cause and ends with the truncation note', async () => {
   const r = await run(budget, 'throw new Error("e".repeat(5000))');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.startsWith('Error: eeee'), r.error.slice(0, 80));
   assert.ok(r.error.endsWith(' [error truncated]'), `error tail: ${JSON.stringify(r.error.slice(-60))}`);
   assert.ok(utf8Length(r.error) <= 1024, `error is ${utf8Length(r.error)} bytes`);
@@ -258,7 +258,7 @@ const plain = makeSession();
 test('an unhandled rejection fails the cell with the error and a user frame', async () => {
   const r = await run(plain, 'Promise.reject(new Error("lost")); return 1');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.startsWith('Error: lost'), r.error);
   assert.match(r.error, /user\.js:1:\d+/, r.error);
 });
@@ -295,7 +295,7 @@ test('a forever-pending promise with no host work fails at once', async () => {
   const patient = makeSession({ limits: { timeoutMs: 60_000 } });
   const r = await hangGuard(run(patient, 'await new Promise(() => {})'), 'the cell failed before its 60 s deadline', 30_000);
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.equal(r.error, 'code mode promise is pending without host work');
 });
 
@@ -303,7 +303,7 @@ test('a thrown non-Error value fails the cell cleanly', async () => {
   for (const code of ['throw 42', 'throw null', 'throw { a: 1 }', 'throw Symbol("s")']) {
     const r = await run(plain, code);
     assert.equal(r.status, 'failed', `${code}: ${show(r)}`);
-    assert.equal(r.code, 'internal_error', `${code}: ${show(r)}`);
+    assert.equal(r.code, 'guest_error', `${code}: ${show(r)}`);
     assert.equal(typeof r.error, 'string');
   }
 });
@@ -311,6 +311,6 @@ test('a thrown non-Error value fails the cell cleanly', async () => {
 test('a guest Error with message "interrupted" is an ordinary failure, not a timeout', async () => {
   const r = await run(plain, 'throw new Error("interrupted")');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.startsWith('Error: interrupted'), r.error);
 });

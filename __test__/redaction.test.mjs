@@ -63,6 +63,11 @@ test('registered secrets and configured patterns are masked', () => {
   );
 });
 
+test('redactSource takes RegExp patterns, with their i flag', () => {
+  const out = redactSource('const note = "ref CORP-1234 and corp-5678";', { patterns: [/corp-\d{4}/i] });
+  assert.equal(out, 'const note = "ref [REDACTED] and [REDACTED]";');
+});
+
 test('redacting twice gives the same text', () => {
   const options = { secrets: ['RED', 'hunter2'], patterns: ['[A-Z]{4,}'] };
   const code = `const password = "hunter2"; const k = "${OPENAI}"; const WOOD = "REDWOOD"; log("hunter2 was here");`;

@@ -279,7 +279,7 @@ test('a counter tool is dispatched when the cell is valid (control for the synta
 test('a thrown error reports the user line and no prelude frames', async () => {
   const r = await run(session, 'const a = 1;\nconst b = 2;\nthrow new Error("boom");');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.startsWith('Error: boom'), r.error);
   assert.match(r.error, /\(user\.js:3:\d+\)/, r.error);
   assert.ok(!r.error.includes('prelude'), r.error);

@@ -314,7 +314,7 @@ test('a timer callback that throws after a wait fails the cell', async () => {
     if (first.status === 'failed' && first.error?.includes('from timer') && timerMs < 60_000) continue;
     assertWaiting(first);
     const last = await drain(s, first);
-    assertFailed(last, 'internal_error');
+    assertFailed(last, 'guest_error');
     assert.ok(last.error.includes('from timer'), last.error);
     break;
   }
@@ -323,7 +323,7 @@ test('a timer callback that throws after a wait fails the cell', async () => {
 test('setTimeout with a non-function callback throws a TypeError', async () => {
   const s = makeSession();
   const r = await run(s, 'setTimeout("x")');
-  assertFailed(r, 'internal_error');
+  assertFailed(r, 'guest_error');
   assert.ok(r.error.startsWith('TypeError: setTimeout callback must be a function'), r.error);
   const caught = await run(s, 'try { setTimeout("x"); return "no throw" } catch (e) { return [e instanceof TypeError, e.message] }');
   assert.deepEqual(caught.value, [true, 'setTimeout callback must be a function']);
@@ -346,7 +346,7 @@ test('a rejection created before a wait and never handled fails the cell', async
   const first = await run(s, 'const p = Promise.reject(new Error("never handled")); await slow(); return 1');
   slow.release();
   const last = await drain(s, first);
-  assertFailed(last, 'internal_error');
+  assertFailed(last, 'guest_error');
   assert.ok(last.error.startsWith('Error: never handled'), last.error);
 });
 

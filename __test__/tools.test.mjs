@@ -70,7 +70,7 @@ test('an uncaught tool error fails the cell with the tool message', async () => 
   const s = makeSession({ tools: baseTools() });
   const r = await run(s, 'await thrower()');
   assert.equal(r.status, 'failed', show(r));
-  assert.equal(r.code, 'internal_error', show(r));
+  assert.equal(r.code, 'tool_error', show(r));
   assert.ok(r.error.includes('kaput'), r.error);
   assert.equal(r.nestedCalls?.[0]?.status, 'error', 'the nested call is recorded as an error');
 });

@@ -65,7 +65,7 @@ test('a lone surrogate becomes U+FFFD in values, output, errors and tool input; 
   ]);
   const failed = await run(session, 'throw new Error("bad \\ud800")');
   assert.equal(failed.status, 'failed');
-  assert.equal(failed.code, 'internal_error');
+  assert.equal(failed.code, 'guest_error');
   assert.match(failed.error, /^Error: bad \ufffd\n\s+at .*user\.js:1:/);
   const echo = makeSession({ tools: [{ name: 'echo', parameters: { type: 'object' }, execute: async (input) => input }] });
   const r = await run(echo, 'return await echo({ s: "x\\ud800" })');

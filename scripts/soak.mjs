@@ -83,13 +83,13 @@ const mix = [
     if (first.status !== 'waiting') return `cancel: ${first.status}`;
     return s.cancelRun(first.runId) ? null : 'cancelRun returned false';
   }],
-  ['guest failure', 8, async (s) => expectCode(await s.exec({ code: 'throw new Error("soak failure")' }), 'internal_error')],
-  ['tool failure', 5, async (s) => expectCode(await s.exec({ code: 'await fail({})' }), 'internal_error')],
-  ['rejection', 3, async (s) => expectCode(await s.exec({ code: 'Promise.reject(new Error("lost")); await echo({}); return 1' }), 'internal_error')],
+  ['guest failure', 8, async (s) => expectCode(await s.exec({ code: 'throw new Error("soak failure")' }), 'guest_error')],
+  ['tool failure', 5, async (s) => expectCode(await s.exec({ code: 'await fail({})' }), 'tool_error')],
+  ['rejection', 3, async (s) => expectCode(await s.exec({ code: 'Promise.reject(new Error("lost")); await echo({}); return 1' }), 'guest_error')],
   ['syntax', 1, async (s) => expectCode(await s.exec({ code: 'return (' }), 'invalid_input')],
   ['queue overflow', 0.5, async (s) => expectCode(await s.exec({ code: 'for (let i = 0; i < 200; i++) echo({ i })' }), 'invalid_input')],
   ['timeout', 0.1, async (s) => expectCode(await s.exec({ code: 'for (;;) {}' }), 'timeout')],
-  ['memory', 0.1, async (s) => expectCode(await s.exec({ code: 'let s = "x"; for (;;) s += s' }), 'internal_error')],
+  ['memory', 0.1, async (s) => expectCode(await s.exec({ code: 'let s = "x"; for (;;) s += s' }), 'memory_limit_exceeded')],
 ];
 
 function expectValue(result, value) {

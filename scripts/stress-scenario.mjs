@@ -45,7 +45,7 @@ async function until(check, what, everyMs = 50) {
   }
 }
 
-const DOCUMENTED = new Set(['invalid_input', 'runtime_unavailable', 'aborted', 'timeout', 'internal_error']);
+const DOCUMENTED = new Set(['invalid_input', 'runtime_unavailable', 'aborted', 'timeout', 'guest_error', 'tool_error', 'memory_limit_exceeded', 'internal_error']);
 function assertDocumented(result, kind) {
   assert.ok(['completed', 'failed', 'waiting'].includes(result.status), `${kind}: ${JSON.stringify(result)}`);
   if (result.status === 'failed') {

@@ -12,7 +12,14 @@ pub enum ErrorCode {
     Timeout,
     OutputLimitExceeded,
     SnapshotLimitExceeded,
+    /// A fault of the addon itself (a contained crash, a broken environment).
     InternalError,
+    /// An uncaught exception from guest code, including a call of an unknown global.
+    GuestError,
+    /// A nested tool call failed and the guest did not catch it.
+    ToolError,
+    /// The guest's heap reached `memoryLimitBytes`.
+    MemoryLimitExceeded,
     /// Headless scripts only: the script made more tool calls than its budget.
     ToolBudgetExceeded,
 }
@@ -27,6 +34,9 @@ impl ErrorCode {
             ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
             ErrorCode::SnapshotLimitExceeded => "snapshot_limit_exceeded",
             ErrorCode::InternalError => "internal_error",
+            ErrorCode::GuestError => "guest_error",
+            ErrorCode::ToolError => "tool_error",
+            ErrorCode::MemoryLimitExceeded => "memory_limit_exceeded",
             ErrorCode::ToolBudgetExceeded => "tool_budget_exceeded",
         }
     }

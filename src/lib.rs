@@ -10,6 +10,7 @@ pub mod ids;
 pub mod json_size;
 pub mod limits;
 pub mod mcp;
+pub mod nearest;
 pub mod run;
 pub mod runtime;
 pub mod sandbox;

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 mod check;
 mod host;
-pub use check::{check_limit, LimitCheck};
+pub use check::{check_limit, check_session_limits, LimitCheck, LIMIT_KEYS};
 pub use host::*;
 
 const MIB: u64 = 1024 * 1024;

@@ -173,6 +173,13 @@ fn a_parked_run_whose_process_died_answers_wait_as_unavailable() {
     let resumed = wait_within(&session, &run_id(&parked), PATIENCE).expect("the wait answers");
     assert_eq!(resumed["code"], "invalid_input", "{resumed}");
     let error = resumed["error"].as_str().unwrap_or("");
-    assert!(error.starts_with("code mode run is unavailable or expired."), "{resumed}");
-    assert_eq!(exec(&session, "return 4")["value"], 4, "a fresh process serves the session");
+    assert!(
+        error.starts_with("code mode run is unavailable or expired."),
+        "{resumed}"
+    );
+    assert_eq!(
+        exec(&session, "return 4")["value"],
+        4,
+        "a fresh process serves the session"
+    );
 }

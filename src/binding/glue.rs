@@ -25,8 +25,13 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/options.js"),
     ",\nmcp: ",
     include_str!("glue/mcp.js"),
+    ",\nredaction: ",
+    include_str!("glue/redaction.js"),
     "})"
 );
+/// `redactionAsText(options)`: RegExp patterns as Rust regex text.
+/// Also compiled on its own for `redactSource`.
+pub(super) const REDACTION_GLUE: &str = include_str!("glue/redaction.js");
 const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 
 /// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,

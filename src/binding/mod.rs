@@ -6,6 +6,7 @@ mod errors;
 mod glue;
 mod js_host;
 mod mailbox;
+mod model_result;
 mod options;
 mod pending;
 mod redact;

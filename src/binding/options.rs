@@ -1,7 +1,7 @@
 //! Parses the JSON the host glue produces from JS arguments into engine types.
 
-use crate::catalog::{Source, ToolSpec};
-use crate::limits::Limits;
+use crate::catalog::{check_tool_schemas, Source, ToolSpec};
+use crate::limits::{check_session_limits, Limits};
 use crate::sandbox::isolation::{self, Isolation};
 use crate::session::core::SessionConfig;
 use crate::session::store::Scope;
@@ -21,11 +21,11 @@ struct OptionsJson {
     agent_id: Option<String>,
     agent_run_id: Option<String>,
     limits: Option<Value>,
+    isolation: Option<Value>,
     #[serde(default)]
     tools: Vec<ToolJson>,
     #[serde(default)]
     surfaces: SurfacesJson,
-    isolation: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -67,6 +67,14 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
     let options: OptionsJson =
         serde_json::from_str(json).map_err(|e| format!("invalid CodeModeSession options: {e}"))?;
     let events = options.events;
+    if let Some(limits) = options.limits.as_ref().filter(|l| !l.is_null()) {
+        check_session_limits(limits)?;
+    }
+    if let Some(isolation) = options.isolation.as_ref().filter(|i| !i.is_null()) {
+        check_isolation(isolation, "isolation")?;
+    }
+    let tools: Vec<ToolSpec> = options.tools.into_iter().map(ToolSpec::from).collect();
+    check_tool_schemas(&tools, "tools")?;
     Ok((
         SessionConfig {
             scope: Scope {
@@ -76,12 +84,13 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
                 agent_run_id: options.agent_run_id,
             },
             limits: Limits::from_json(options.limits.as_ref()),
-            tools: options.tools.into_iter().map(ToolSpec::from).collect(),
+            tools,
             max_tool_calls: None,
             surfaces: options.surfaces,
             isolation: options
                 .isolation
-                .as_deref()
+                .as_ref()
+                .and_then(Value::as_str)
                 .and_then(Isolation::parse)
                 .unwrap_or_else(isolation::addon_default),
         },
@@ -104,7 +113,19 @@ pub fn parse_redaction(json: &str) -> Result<Redactor, String> {
 pub fn parse_tool_specs(json: &str) -> Result<Vec<ToolSpec>, String> {
     let tools: Vec<ToolJson> =
         serde_json::from_str(json).map_err(|e| format!("invalid tool definitions: {e}"))?;
-    Ok(tools.into_iter().map(ToolSpec::from).collect())
+    let tools: Vec<ToolSpec> = tools.into_iter().map(ToolSpec::from).collect();
+    check_tool_schemas(&tools, "tools")?;
+    Ok(tools)
+}
+
+/// `isolation` (a session's or the runtime's): `"process"` or `"thread"`.
+pub fn check_isolation(value: &Value, path: &str) -> Result<(), String> {
+    match value.as_str() {
+        Some("process" | "thread") => Ok(()),
+        _ => Err(format!(
+            "{path} must be \"process\" or \"thread\" (got {value})."
+        )),
+    }
 }
 
 #[derive(Deserialize)]

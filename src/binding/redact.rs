@@ -1,6 +1,7 @@
 //! `redactSource`: a thin conversion around `crate::source::redact`.
 
 use super::errors::{internal, invalid, plain_json, thrown, Code};
+use super::glue::REDACTION_GLUE;
 use crate::source::redact::Redactor;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -8,11 +9,11 @@ use napi_derive::napi;
 /// Masks credential literals in JS/TS source for session history: string literals
 /// assigned to credential-named bindings or properties, recognisable tokens (`sk-…`,
 /// `ghp_…`, `xox…-`, `AKIA…`, JWTs, PEM private keys), registered `secrets` and
-/// `patterns` (Rust regex syntax). Masks are `[REDACTED]` inside the original quotes,
-/// so redacting twice is stable. Unparsable source gets the token and pattern masks
-/// only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
+/// `patterns` (RegExp objects, or strings in Rust regex syntax). Masks are `[REDACTED]`
+/// inside the original quotes, so redacting twice is stable. Unparsable source gets the
+/// token and pattern masks only. Throws (`code: "invalid_input"`) for an invalid pattern or option.
 #[napi(
-    ts_args_type = "code: string, options?: { secrets?: string[]; patterns?: string[] }",
+    ts_args_type = "code: string, options?: { secrets?: string[]; patterns?: Array<string | RegExp> }",
     ts_return_type = "string"
 )]
 pub fn redact_source(env: Env, code: Unknown, options: Option<Unknown>) -> Result<String, Code> {
@@ -22,11 +23,18 @@ pub fn redact_source(env: Env, code: Unknown, options: Option<Unknown>) -> Resul
     // SAFETY: the type was checked just above.
     let code: String = unsafe { code.cast() }.map_err(internal)?;
     let options = match options {
-        Some(options) => plain_json(&env, options)
+        Some(options) => plain_json(&env, redaction_as_text(&env, options).map_err(internal)?)
             .map_err(internal)?
             .map_err(|e| invalid(format!("options must be plain JSON: {e}")))?,
         None => None,
     };
     let redactor = Redactor::from_json(options.as_ref(), "options").map_err(thrown)?;
     Ok(redactor.redact_source(&code))
+}
+
+/// `options` with RegExp patterns as Rust regex text (`glue/redaction.js`, which the
+/// session's `redaction` option goes through too).
+fn redaction_as_text<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Unknown<'env>> {
+    let convert: Function<Unknown, Unknown> = env.run_script(REDACTION_GLUE)?;
+    convert.call(options)
 }

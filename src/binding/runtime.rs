@@ -1,7 +1,9 @@
 //! Process-wide functions: runtime configuration and the TypeScript transform.
 
 use super::errors::{invalid, Code};
+use super::options::check_isolation;
 use crate::limits::MAX_SUSPENDED_RUNS;
+use crate::nearest::unknown_key_message;
 use crate::run::cell;
 use crate::runtime::{pool, timer};
 use crate::sandbox::isolation::{self, Isolation};
@@ -11,17 +13,26 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
-/// Process-wide settings; call before the first session runs a cell. Misuse throws with
-/// `code: "invalid_input"`.
+/// Every key `configureCodeModeRuntime` reads.
+const RUNTIME_KEYS: [&str; 3] = ["workerThreads", "maxSuspendedRuns", "isolation"];
+
+/// Process-wide settings; call before the first session runs a cell. Misuse (an unknown
+/// key, a value out of range) throws with `code: "invalid_input"`.
 #[napi(
-    ts_args_type = "options: { workerThreads?: number; maxSuspendedRuns?: number; isolation?: \"process\" | \"thread\" }",
+    ts_args_type = "options: CodeModeRuntimeOptions",
     ts_return_type = "void"
 )]
 pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
-    if !options.is_object() {
+    let Some(keys) = options.as_object() else {
         return Err(invalid(
             "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns?, isolation? }",
         ));
+    };
+    if let Some(key) = keys.keys().find(|k| !RUNTIME_KEYS.contains(&k.as_str())) {
+        return Err(invalid(unknown_key_message("", key, &RUNTIME_KEYS)));
+    }
+    if let Some(isolation) = options.get("isolation").filter(|v| !v.is_null()) {
+        check_isolation(isolation, "isolation").map_err(invalid)?;
     }
     if let Some(threads) = options.get("workerThreads").filter(|v| !v.is_null()) {
         let threads = threads

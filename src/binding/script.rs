@@ -21,7 +21,7 @@ pub fn run_code_mode_script<'env>(
     options: Unknown<'env>,
 ) -> Result<Object<'env>> {
     let mut script = ScriptOptions::default();
-    let session = CodeModeSession::build(env, options, false, |glue, config| {
+    let session = CodeModeSession::build(env, options, true, |glue, config| {
         let read: Function<Unknown, String> = glue_fn(glue, "readScriptOptions")?;
         script = ScriptOptions::from_json(&read.call(options)?);
         script.apply(config);

@@ -49,12 +49,13 @@ fn invalid_input(message: &str) -> Error {
 
 impl CodeModeSession {
     /// Builds a session; `adjust` lets headless scripts read their own options through the
-    /// glue and change the config first. `watch_tool_lists`: MCP servers' list_changed
-    /// notifications refresh their tools (pointless for a one-shot script).
+    /// glue and change the config first. `script`: a one-shot headless script, whose
+    /// options take the script's keys too and whose MCP servers' list_changed
+    /// notifications are not watched (pointless for one run).
     pub(super) fn build(
         env: &Env,
         options: Unknown,
-        watch_tool_lists: bool,
+        script: bool,
         adjust: impl FnOnce(&Object, &mut crate::session::core::SessionConfig) -> Result<()>,
     ) -> Result<Self> {
         let pending = Arc::new(PendingReplies::default());
@@ -62,9 +63,10 @@ impl CodeModeSession {
         let held: Held = Arc::default();
         let watches: Arc<AbortWatches> = Arc::default();
         let glue = create_glue(env, &pending, &core_slot, &held, &watches)?;
-        let normalize: Function<Unknown, String> = glue_fn(&glue, "normalizeOptions")?;
-        let normalized = normalize.call(options)?;
-        let (mut config, events) = parse_options(&normalized).map_err(|e| invalid_input(&e))?;
+        let normalize: Function<FnArgs<(Unknown, bool)>, String> =
+            glue_fn(&glue, "normalizeOptions")?;
+        let normalized = normalize.call((options, script).into())?;
+        let (mut config, events) = parse_options(&normalized).map_err(|e| glue_fail(&glue, &e))?;
         let redactor = match parse_redaction(&normalized) {
             Ok(redactor) => Arc::new(redactor),
             Err(message) => return Err(glue_fail(&glue, &message)),
@@ -83,7 +85,7 @@ impl CodeModeSession {
             Err(message) => return Err(glue_fail(&glue, &message)),
         };
         let _ = core_slot.set(Arc::downgrade(&core));
-        glue_fn::<bool, ()>(&glue, "startMcp")?.call(watch_tool_lists)?;
+        glue_fn::<bool, ()>(&glue, "startMcp")?.call(!script)?;
         let emit = if events {
             Some(Arc::new(
                 glue_fn::<String, ()>(&glue, "emit")?.create_ref()?,
@@ -127,7 +129,7 @@ impl CodeModeSession {
     /// message naming the field on invalid options.
     #[napi(constructor, ts_args_type = "options: CodeModeSessionOptions")]
     pub fn new(env: Env, options: Unknown) -> Result<Self> {
-        Self::build(&env, options, true, |_, _| Ok(()))
+        Self::build(&env, options, false, |_, _| Ok(()))
     }
 
     /// The session id this session was created with.
@@ -138,7 +140,7 @@ impl CodeModeSession {
 
     /// Runs a cell. Never rejects for guest, tool or limit problems: those are `failed` results.
     #[napi(
-        ts_args_type = "input: CodeModeExecInput | unknown, options?: CallOptions",
+        ts_args_type = "input: CodeModeExecInput, options?: CallOptions",
         ts_return_type = "Promise<CodeModeResult>"
     )]
     pub fn exec<'env>(
@@ -181,7 +183,7 @@ impl CodeModeSession {
 
     /// Resumes a `waiting` run created by this session's scope.
     #[napi(
-        ts_args_type = "input: { runId: string } | unknown, options?: CallOptions",
+        ts_args_type = "input: CodeModeWaitInput, options?: CallOptions",
         ts_return_type = "Promise<CodeModeResult>"
     )]
     pub fn wait<'env>(
@@ -207,17 +209,36 @@ impl CodeModeSession {
     #[napi(ts_args_type = "tools: ToolDefinition[]")]
     pub fn add_tools(&self, env: Env, tools: Unknown) -> Result<()> {
         let glue = self.glue(&env)?;
-        let add: Function<Unknown, String> = glue_fn(&glue, "addTools")?;
-        let specs = parse_tool_specs(&add.call(tools)?).map_err(|e| invalid_input(&e))?;
+        let add: Function<Unknown, Object> = glue_fn(&glue, "addTools")?;
+        let added = add.call(tools)?;
+        let text: String = added.get_named_property("text")?;
+        let specs = parse_tool_specs(&text).map_err(|e| glue_fail(&glue, &e))?;
+        // The glue registers the definitions only now, so a refused batch leaves the host
+        // indices as they were.
+        added
+            .get_named_property::<Function<(), ()>>("commit")?
+            .call(())?;
         self.core.add_tools(specs);
         Ok(())
     }
 
     /// `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
     /// Deterministic for equal catalogs.
-    #[napi(ts_return_type = "Array<{ name: string; description: string; parameters: JsonSchema }>")]
+    #[napi(ts_return_type = "ModelToolDefinition[]")]
     pub fn model_tools(&self) -> Value {
         self.core.model_tools()
+    }
+
+    /// The tools whose name the guest calls differs from their own (`web-search` becomes
+    /// `web_search`, a keyword or a clash gets a suffix): tool name to callable name.
+    #[napi(ts_return_type = "{ [toolName: string]: string }")]
+    pub fn names(&self) -> Value {
+        let renamed = self.core.renamed_tools().into_iter();
+        Value::Object(
+            renamed
+                .map(|(tool, callable)| (tool, Value::from(callable)))
+                .collect(),
+        )
     }
 
     /// Catalog counters and sizes (cumulative for the catalog lifetime).

@@ -12,6 +12,7 @@ mod names;
 mod quick_index;
 mod render;
 mod reserved;
+mod schema_check;
 mod search;
 mod tokenize;
 mod ts_text;
@@ -29,6 +30,7 @@ pub use entry::CatalogEntry;
 pub use hints::{input_hint, output_hint};
 pub use names::{is_keyword, is_reserved, reserved_kind};
 pub use quick_index::quick_index;
+pub use schema_check::check_tool_schemas;
 pub use search::SearchIndex;
 
 /// Names the code-mode machinery itself answers to; a host tool with one of these names is

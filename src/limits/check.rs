@@ -4,7 +4,21 @@
 use super::{positive_integer, Languages, LANGUAGES_KEY};
 use super::{MAX_OUTPUT_BYTES, MAX_PENDING_TOOL_CALLS, MAX_SEARCH_LIMIT, MAX_SNAPSHOT_BYTES};
 use super::{MEMORY_LIMIT_BYTES, SEARCH_DEFAULT_LIMIT, SNAPSHOT_TTL_SECONDS, TIMEOUT_MS};
+use crate::nearest::unknown_key_message;
 use serde_json::Value;
+
+/// Every `CodeModeLimits` key.
+pub const LIMIT_KEYS: [&str; 9] = [
+    TIMEOUT_MS.key,
+    MEMORY_LIMIT_BYTES.key,
+    MAX_OUTPUT_BYTES.key,
+    MAX_SNAPSHOT_BYTES.key,
+    MAX_PENDING_TOOL_CALLS.key,
+    SNAPSHOT_TTL_SECONDS.key,
+    SEARCH_DEFAULT_LIMIT.key,
+    MAX_SEARCH_LIMIT.key,
+    LANGUAGES_KEY,
+];
 
 /// How one key of a `CodeModeLimits` object reads, for config validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,4 +71,30 @@ pub fn check_limit(key: &str, value: &Value) -> LimitCheck {
         )),
         Some(_) => LimitCheck::Fine,
     }
+}
+
+/// A session's `limits` as its constructor takes them: an unknown key or a value that is
+/// not a limit at all (a string, a negative number, a bad `languages`) is an error naming
+/// `limits.<key>`; a positive integer outside a range is clamped, as documented.
+pub fn check_session_limits(limits: &Value) -> Result<(), String> {
+    let Some(obj) = limits.as_object() else {
+        return Err("limits must be an object.".into());
+    };
+    for (key, value) in obj {
+        let fine = match check_limit(key, value) {
+            LimitCheck::Unknown => return Err(unknown_key_message("limits", key, &LIMIT_KEYS)),
+            LimitCheck::Fine => true,
+            LimitCheck::Problem(_) if key == LANGUAGES_KEY => false,
+            // Only a clamp is a problem a positive integer can have.
+            LimitCheck::Problem(_) => positive_integer(value).is_some(),
+        };
+        if !fine {
+            let want = match key.as_str() {
+                LANGUAGES_KEY => "a non-empty array of \"javascript\" and \"typescript\"",
+                _ => "a positive integer",
+            };
+            return Err(format!("limits.{key} must be {want} (got {value})."));
+        }
+    }
+    Ok(())
 }

@@ -219,3 +219,27 @@ fn layers_resolve_raw_values_so_later_layers_can_widen() {
         (20, 40, 500)
     );
 }
+
+#[test]
+fn session_limits_refuse_unknown_keys_and_values_that_are_not_limits() {
+    assert_eq!(
+        check_session_limits(&json!({ "timeout": 1 })),
+        Err("limits.timeout is not an option; did you mean limits.timeoutMs?".into())
+    );
+    assert_eq!(
+        check_session_limits(&json!({ "timeoutMs": "5000" })),
+        Err("limits.timeoutMs must be a positive integer (got \"5000\").".into())
+    );
+    assert_eq!(
+        check_session_limits(&json!({ "memoryLimitBytes": -5 })),
+        Err("limits.memoryLimitBytes must be a positive integer (got -5).".into())
+    );
+    assert!(check_session_limits(&json!({ "languages": ["python"] })).is_err());
+}
+
+#[test]
+fn session_limits_accept_values_that_clamp() {
+    let clamped = json!({ "timeoutMs": 1, "memoryLimitBytes": 1e12, "maxSearchLimit": null });
+    assert_eq!(check_session_limits(&clamped), Ok(()));
+    assert_eq!(check_session_limits(&json!({})), Ok(()));
+}

@@ -12,6 +12,7 @@ use crate::error::{CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
 use crate::runtime::timer;
 use parking_lot::Mutex;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -145,8 +146,13 @@ impl CellBridge {
     }
 }
 
-impl Bridge for CellBridge {
-    fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
+impl CellBridge {
+    fn call_contained(
+        &self,
+        method: &str,
+        target: &str,
+        input_json: String,
+    ) -> Result<u32, String> {
         crate::runtime::panic_probe::maybe_panic(
             target,
             crate::runtime::panic_probe::BRIDGE_MARKER,
@@ -201,6 +207,24 @@ impl Bridge for CellBridge {
             contracts: tool.contracts,
         })?;
         Ok(bridge_id)
+    }
+}
+
+impl Bridge for CellBridge {
+    fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
+        // The guest VM would turn a panic here into a guest exception; a bug of the addon
+        // must fail the cell as `internal_error` whatever the guest does with it.
+        let called = catch_unwind(AssertUnwindSafe(|| {
+            self.call_contained(method, target, input_json)
+        }));
+        called.unwrap_or_else(|_| {
+            let message = "internal error: the code mode engine hit a bug and contained it; the cell was stopped.";
+            self.book
+                .lock()
+                .fatal
+                .get_or_insert_with(|| CodeModeError::internal(message));
+            Err(message.to_string())
+        })
     }
 
     fn output(&self, kind: u8, text: String) {

@@ -396,7 +396,8 @@ fn start_error(error: StartError, language: Language) -> CodeModeError {
         } => CodeModeError::invalid_input(crate::source::syntax_message(
             language, line, column, &message,
         )),
-        StartError::Runtime(detail) if detail.contains("out of memory") => CodeModeError::internal(
+        StartError::Runtime(detail) if detail.contains("out of memory") => CodeModeError::new(
+            ErrorCode::MemoryLimitExceeded,
             format!("code mode runtime ran out of memory while starting: {detail}"),
         ),
         StartError::Runtime(detail) => CodeModeError::new(

@@ -224,6 +224,19 @@ impl SessionCore {
         self.direct_only.write().extend(more_direct);
     }
 
+    /// Cataloged tools whose guest-callable name differs from their own name, as
+    /// `(tool name, callable name)` in catalog order.
+    pub fn renamed_tools(&self) -> Vec<(String, String)> {
+        let catalog = self.catalog.read();
+        let renamed = catalog
+            .entries()
+            .iter()
+            .filter(|e| e.callable_name() != e.tool_name());
+        renamed
+            .map(|e| (e.tool_name().to_string(), e.callable_name().to_string()))
+            .collect()
+    }
+
     pub fn telemetry(&self) -> Telemetry {
         let catalog = self.catalog.read();
         let counts = catalog.counts();

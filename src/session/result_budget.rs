@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub mod model;
 mod project;
 
 use project::{channel_sizes, output_sizes, project_error, project_output, project_value};

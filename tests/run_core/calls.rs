@@ -73,6 +73,7 @@ fn a_host_failure_reaches_the_guest_as_a_catchable_error() {
     assert_eq!(uncaught["status"], "failed", "{uncaught}");
     let error = uncaught["error"].as_str().unwrap_or_default();
     assert!(error.contains("disk on fire"), "{uncaught}");
+    assert_eq!(uncaught["code"], "tool_error", "{uncaught}");
     assert_eq!(nested_statuses(&uncaught), ["error"], "{uncaught}");
     drop(s);
     baseline.assert_restored();

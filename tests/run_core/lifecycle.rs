@@ -89,7 +89,7 @@ fn a_guest_throw_fails_the_run_with_the_guest_error() {
 
     let thrown = exec(&s, "await echo({}); throw new Error('boom')");
     assert_eq!(thrown["status"], "failed", "{thrown}");
-    assert_eq!(thrown["code"], "internal_error", "{thrown}");
+    assert_eq!(thrown["code"], "guest_error", "{thrown}");
     let error = thrown["error"].as_str().unwrap_or_default();
     assert!(error.starts_with("Error: boom"), "{thrown}");
     assert_eq!(nested_statuses(&thrown), ["ok"], "{thrown}");
@@ -102,6 +102,7 @@ fn a_guest_throw_fails_the_run_with_the_guest_error() {
     assert_eq!(in_timer["status"], "failed", "{in_timer}");
     let error = in_timer["error"].as_str().unwrap_or_default();
     assert!(error.contains("late boom"), "{in_timer}");
+    assert_eq!(in_timer["code"], "guest_error", "{in_timer}");
     drop(s);
     baseline.assert_restored();
 }
@@ -121,6 +122,7 @@ fn running_out_of_memory_fails_at_once_and_cancels_pending_calls() {
     assert_eq!(exhausted["status"], "failed", "{exhausted}");
     let error = exhausted["error"].as_str().unwrap_or_default();
     assert!(error.contains("ran out of memory"), "{exhausted}");
+    assert_eq!(exhausted["code"], "memory_limit_exceeded", "{exhausted}");
     assert!(s.runs().is_empty(), "the failed run is not parked");
     assert_eq!(nested_statuses(&exhausted), ["cancelled"], "{exhausted}");
     assert_eq!(host.cancelled(), [host.calls()[0].call_id.clone()]);

@@ -9,7 +9,7 @@
     const limits = JSON.parse(limitsJson);
     const events = modules.events({ limits });
     const calls = modules.invoke({ events, done, pauseBudget, resumeBudget });
-    const options = modules.options({ invoke: calls, limits });
+    const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction });
     const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
     // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
@@ -66,8 +66,8 @@
           scheduler.hold(1);
         });
       },
-      normalizeOptions(input) {
-        const normalized = options.normalizeOptions(input);
+      normalizeOptions(input, script) {
+        const normalized = options.normalizeOptions(input, script);
         calls.setPolicy(normalized.beforeToolCall);
         events.setListener(normalized.onEvent);
         normalized.commit();

@@ -4,11 +4,21 @@
 // validates namespaces itself (src/surfaces/namespaces.rs).
 (function options(deps) {
   "use strict";
-  const { invoke, limits } = deps;
+  // `redactionAsText`: glue/redaction.js, shared with `redactSource`.
+  const { invoke, limits, redactionAsText } = deps;
   const MAX_NAMESPACE_DEPTH = limits.maxNamespaceDepth;
   const MAX_NAMESPACE_LEAVES = limits.maxNamespaceLeaves;
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
+  // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
+  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation"];
+  // Every key a tool definition has; the other tool formats' names for them are pointed to.
+  const TOOL_KEYS = ["name", "description", "label", "parameters", "outputSchema", "source", "directOnly", "replaySafe", "execute"];
+  const TOOL_ALIASES = { inputSchema: "parameters", input_schema: "parameters", output_schema: "outputSchema" };
+  // What `runCodeModeScript` reads on top of the session's keys.
+  const SCRIPT_KEYS = ["language", "wallClockMs", "maxToolCalls", "signal"];
+  // Names of the tools registered in this session so far (a name is taken once).
+  const registered = new Set();
 
   function invalid(message) {
     const error = new TypeError(message);
@@ -18,6 +28,36 @@
 
   function isObject(value) {
     return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 0; i < a.length; i++) {
+      const next = [i + 1];
+      for (let j = 0; j < b.length; j++) next.push(Math.min(row[j + 1] + 1, next[j] + 1, row[j] + (a[i] === b[j] ? 0 : 1)));
+      row = next;
+    }
+    return row[b.length];
+  }
+
+  // The rule of Rust's `nearest`: a name containing the other (`tool`, `tools`), sharing
+  // its first five letters, or within a third of the key's length (at least two edits).
+  // `parent`: the path of the object holding `key` ("" at the top).
+  function unknownKey(key, known, parent, aliases) {
+    const at = (name) => (parent ? parent + "." + name : name);
+    const alias = aliases && Object.prototype.hasOwnProperty.call(aliases, key) ? aliases[key] : undefined;
+    if (alias !== undefined) return invalid(at(key) + " is not an option; did you mean " + at(alias) + "?");
+    const lower = key.toLowerCase();
+    let best = null;
+    for (const name of known) {
+      const candidate = name.toLowerCase();
+      let shared = 0;
+      while (shared < lower.length && lower[shared] === candidate[shared]) shared++;
+      const d = candidate.includes(lower) || lower.includes(candidate) ? Math.min(1, Math.abs(candidate.length - lower.length)) : shared >= 5 ? 2 : editDistance(lower, candidate);
+      if (best === null || d < best.d) best = { d, name };
+    }
+    if (best !== null && best.d <= Math.max(2, Math.floor(key.length / 3))) return invalid(at(key) + " is not an option; did you mean " + at(best.name) + "?");
+    return invalid(at(key) + " is not an option; valid options: " + known.join(", ") + ".");
   }
 
   function optionalString(value, path) {
@@ -59,22 +99,34 @@
     const specs = [];
     const pending = [];
     const base = invoke.definitionCount();
+    const names = new Map();
     list.forEach((tool, i) => {
       const at = path + "[" + i + "]";
       if (tool === null || typeof tool !== "object") throw invalid(at + " must be an object.");
+      for (const key of Object.keys(tool)) {
+        if (!TOOL_KEYS.includes(key)) throw unknownKey(key, TOOL_KEYS, at, TOOL_ALIASES);
+      }
       if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
+      if (names.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is also the name of ' + path + "[" + names.get(tool.name) + "]; tool names must be unique.");
+      if (registered.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is already registered in this session; tool names must be unique.');
+      names.set(tool.name, i);
       if (typeof tool.execute !== "function") throw invalid(at + ".execute must be a function.");
       const source = tool.source === undefined ? "openclaw" : tool.source;
       if (source !== "openclaw" && source !== "client") throw invalid(at + '.source must be "openclaw" or "client".');
       for (const flag of ["directOnly", "replaySafe"]) {
         if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
       }
+      // The model calls a direct-only tool itself: its parameters must be an object schema.
+      const parameters = schemaOrUndefined(tool.parameters, at + ".parameters");
+      if (tool.directOnly === true && parameters !== undefined && (typeof parameters !== "object" || Array.isArray(parameters) || (parameters.type !== undefined && parameters.type !== "object"))) {
+        throw invalid(at + '.parameters of a direct-only tool must be an object schema ({ type: "object", … }).');
+      }
       specs.push({
         hostIndex: base + pending.length,
         name: tool.name,
         description: optionalString(tool.description, at + ".description") || "",
         label: optionalString(tool.label, at + ".label"),
-        parameters: schemaOrUndefined(tool.parameters, at + ".parameters"),
+        parameters,
         outputSchema: schemaOrUndefined(tool.outputSchema, at + ".outputSchema"),
         source,
         directOnly: tool.directOnly === true,
@@ -86,6 +138,7 @@
       specs,
       commit() {
         invoke.addDefinitions(pending);
+        for (const name of names.keys()) registered.add(name);
       },
     };
   }
@@ -179,28 +232,26 @@
     });
   }
 
-  // `redaction.patterns` may hold RegExp objects: their source, with the flags Rust's
-  // regex syntax shares written inline. Everything else is checked in Rust.
-  function redactionOptions(redaction) {
-    if (redaction === null || typeof redaction !== "object" || !Array.isArray(redaction.patterns)) return redaction === null ? undefined : redaction;
-    const patterns = redaction.patterns.map((p) => {
-      if (!(p instanceof RegExp)) return p;
-      const flags = ["i", "m", "s"].filter((f) => p.flags.includes(f)).join("");
-      return (flags ? "(?" + flags + ")" : "") + p.source;
-    });
-    return { secrets: redaction.secrets, patterns };
-  }
-
   // The session options as JSON text for Rust, with the hooks and MCP servers they carry.
   // Tools and surfaces are registered on the way; `commit()` once Rust accepted the text.
-  function normalizeOptions(options) {
+  // `script`: the options of `runCodeModeScript`, which reads a few keys more.
+  function normalizeOptions(options, script) {
     if (options === null || typeof options !== "object") throw invalid("CodeModeSession options must be an object.");
+    const known = script === true ? SESSION_KEYS.concat(SCRIPT_KEYS) : SESSION_KEYS;
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) throw unknownKey(key, known, "");
+    }
     if (typeof options.sessionId !== "string" || options.sessionId.trim() === "") throw invalid("sessionId must be a non-empty string.");
     for (const key of NOT_YET) {
       if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
     }
     if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
       throw invalid("limits must be an object.");
+    }
+    // JSON would carry NaN and Infinity as null, which Rust reads as absent.
+    for (const key of options.limits ? Object.keys(options.limits) : []) {
+      const value = options.limits[key];
+      if (typeof value === "number" && !Number.isFinite(value)) throw invalid("limits." + key + " must be a positive integer (got " + value + ").");
     }
     for (const hook of ["beforeToolCall", "onEvent"]) {
       if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
@@ -224,8 +275,8 @@
         agentId: optionalString(options.agentId, "agentId"),
         agentRunId: optionalString(options.agentRunId, "agentRunId"),
         limits: options.limits || undefined,
-        isolation: isolationOption(options.isolation),
-        redaction: redactionOptions(options.redaction),
+        isolation: options.isolation,
+        redaction: redactionAsText(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,
       },
@@ -234,18 +285,11 @@
     return { text, beforeToolCall, onEvent, servers, commit: tools.commit };
   }
 
-  // Tools added to a live session: their specs as JSON text; registered on return.
+  // Tools added to a live session: their specs as JSON text; `commit()` registers them
+  // once Rust accepted the text.
   function addTools(list) {
     const tools = normalizeTools(list, "tools");
-    const text = serialize(tools.specs, tools.specs);
-    tools.commit();
-    return text;
-  }
-
-  function isolationOption(value) {
-    if (value === undefined || value === null) return undefined;
-    if (value !== "process" && value !== "thread") throw invalid('isolation must be "process" or "thread".');
-    return value;
+    return { text: serialize(tools.specs, tools.specs), commit: tools.commit };
   }
 
   function budgetOption(value) {

@@ -61,12 +61,17 @@ impl Cell {
             // A job that ran out of memory can leave its promise pending forever: say so.
             if self.under_memory_pressure(vm) {
                 let limit = self.owner.limits().memory_limit_bytes;
-                return Verdict::Finish(Err(CodeModeError::internal(format!(
-                    "{} (code mode cell ran out of memory: its limit is {limit} bytes)",
-                    messages::PENDING_WITHOUT_HOST_WORK
-                ))));
+                return Verdict::Finish(Err(CodeModeError::new(
+                    ErrorCode::MemoryLimitExceeded,
+                    format!(
+                        "{} (code mode cell ran out of memory: its limit is {limit} bytes)",
+                        messages::PENDING_WITHOUT_HOST_WORK
+                    ),
+                )));
             }
-            return Verdict::Finish(Err(CodeModeError::internal(
+            // Awaiting a promise nothing will settle is the guest's mistake.
+            return Verdict::Finish(Err(CodeModeError::new(
+                ErrorCode::GuestError,
                 messages::PENDING_WITHOUT_HOST_WORK,
             )));
         }
@@ -91,9 +96,10 @@ impl Cell {
     }
 
     pub(super) fn out_of_memory(&self) -> CodeModeError {
-        CodeModeError::internal(messages::out_of_memory(
-            self.owner.limits().memory_limit_bytes,
-        ))
+        CodeModeError::new(
+            ErrorCode::MemoryLimitExceeded,
+            messages::out_of_memory(self.owner.limits().memory_limit_bytes),
+        )
     }
 
     /// The heap came within a quarter of its limit during this run. Peak, not current use:
@@ -119,7 +125,7 @@ impl Cell {
         // throw `null`; "string too long" is its string-size wall, hit by doubling bombs.
         let near_limit = self.under_memory_pressure(vm);
         if text.starts_with("Uncaught null") && !near_limit {
-            return CodeModeError::internal(format!(
+            return CodeModeError::new(ErrorCode::GuestError, format!(
                 "{text} (a null exception at this point usually means the cell ran out of memory: its limit is {limit} bytes)"
             ));
         }
@@ -131,13 +137,17 @@ impl Cell {
                     // What QuickJS throws when it cannot allocate the real error either.
                     || text.contains("QuickJS library created a unknown error")));
         if memory {
-            return CodeModeError::internal(format!(
-                "{text} (code mode cell ran out of memory: its limit is {limit} bytes)"
-            ));
+            return CodeModeError::new(
+                ErrorCode::MemoryLimitExceeded,
+                format!("{text} (code mode cell ran out of memory: its limit is {limit} bytes)"),
+            );
         }
+        // Host failures reach the guest with the codes of `HostFailure`; any other code
+        // is one the guest set on its own error.
         let code = match guest_error_code(payload).as_deref() {
             Some("invalid_input") => ErrorCode::InvalidInput,
-            _ => ErrorCode::InternalError,
+            Some("tool_error" | "input_contract" | "output_contract") => ErrorCode::ToolError,
+            _ => ErrorCode::GuestError,
         };
         CodeModeError::new(code, text)
     }

@@ -1,0 +1,165 @@
+/** A plain JSON value, as results and tool inputs carry them. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/**
+ * A JSON Schema object as users have them: `JSONSchema7`, zod's `toJSONSchema` output, an
+ * MCP tool's `inputSchema`. Checked when the tool is registered.
+ */
+export type JsonSchemaObject = { readonly [key: string]: any };
+/** A JSON Schema: an object, or `true`/`false`. */
+export type JsonSchema = JsonSchemaObject | boolean;
+export type MaybePromise<T> = T | Promise<T>;
+/** Every `code` of a `failed` result and of a thrown error. */
+export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "guest_error" | "tool_error" | "memory_limit_exceeded" | "tool_budget_exceeded" | "internal_error";
+/** The second argument of every tool's `execute`. */
+export interface ToolCallContext {
+  /** This call's id: the same as its `nestedCalls` record and its events. */
+  callId: string;
+  /** The call that made this one, for calls made by other tools. */
+  parentCallId?: string;
+  runId?: string;
+  sessionId: string;
+  /** Aborts when the run times out, is aborted or the session closes. */
+  signal: AbortSignal;
+  /** Streams a partial result (a `tool_call_update` event). */
+  onUpdate(partial: JsonValue): void;
+  /** Stops the run's wall clock until the returned function is called. */
+  pauseBudget(): () => void;
+}
+/**
+ * A host tool. `Input` is what `execute` receives (typed by your annotation or the
+ * generic argument); `Output` is any value `JSON.stringify` accepts, interfaces and
+ * `Date` included. Keys other than these throw at construction.
+ */
+export interface ToolDefinition<Input = any, Output = unknown> {
+  /** Unique within a session (the constructor and `addTools` throw on a repeat). */
+  name: string;
+  description?: string;
+  label?: string;
+  /** The input schema; checked against every call. A direct-only tool's must be an object schema. */
+  parameters?: JsonSchema;
+  /** The output schema; checked against every result. */
+  outputSchema?: JsonSchema;
+  /** `"client"` tools skip both schema checks. Default `"openclaw"`. */
+  source?: "openclaw" | "client";
+  /** Sent to the model as its own tool instead of being called from code. */
+  directOnly?: boolean;
+  /** May run again when a run is restarted (`restartSafe` cells call only these). */
+  replaySafe?: boolean;
+  execute(input: Input, ctx: ToolCallContext): MaybePromise<Output>;
+}
+/** Session limits; a positive integer outside a range is clamped, anything else throws. */
+export interface CodeModeLimits {
+  /** Wall clock of one exec or wait turn (default 10000, 100..60000). */
+  timeoutMs?: number;
+  /** Guest heap (default 64 MiB, 1 MiB..1 GiB); over it: `memory_limit_exceeded`. */
+  memoryLimitBytes?: number;
+  /** Output and value bytes a result keeps before truncation markers (default 65536). */
+  maxOutputBytes?: number;
+  /** Bytes of a parked run (default 10 MiB); over it: `snapshot_limit_exceeded`. */
+  maxSnapshotBytes?: number;
+  /** Tool calls in flight at once (default 16, 1..128). */
+  maxPendingToolCalls?: number;
+  /** How long a parked run can be resumed (default 900). */
+  snapshotTtlSeconds?: number;
+  /** Results of `search` without a limit (default 8). */
+  searchDefaultLimit?: number;
+  /** Most results of one `search` (default 50). */
+  maxSearchLimit?: number;
+  /** Languages cells may use (default both). */
+  languages?: Array<"javascript" | "typescript">;
+}
+export interface McpToolResult { content: unknown[]; structuredContent?: unknown; isError?: boolean; }
+/** What the addon calls on an MCP client; the SDK's `Client` is one. */
+export interface McpClientLike {
+  listTools(params?: { cursor?: string }): Promise<{ tools: Array<{ name: string; description?: string; inputSchema?: unknown }>; nextCursor?: string }>;
+  callTool(params: { name: string; arguments?: { [key: string]: unknown } }, resultSchema?: any, options?: { signal?: AbortSignal }): Promise<{ [key: string]: unknown }>;
+  listResources?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resources: unknown[]; nextCursor?: string }>;
+  readResource?(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<{ contents: unknown[] }>;
+  listResourceTemplates?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resourceTemplates: unknown[]; nextCursor?: string }>;
+  listPrompts?(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ prompts: unknown[]; nextCursor?: string }>;
+  getPrompt?(params: { name: string; arguments?: Record<string, string> }, options?: { signal?: AbortSignal }): Promise<{ messages: unknown[]; description?: string }>;
+}
+export interface McpServerDefinition { name: string; client: McpClientLike; }
+export interface NodeInfo { id: string; name?: string; platform?: string; connected: boolean; commands: string[]; }
+export interface NodesHost { list(ctx: ToolCallContext): MaybePromise<NodeInfo[]>; invoke(nodeId: string, command: string, params: JsonValue, ctx: ToolCallContext): MaybePromise<unknown>; }
+export interface SkillsHost { list(ctx: ToolCallContext): MaybePromise<Array<{ name: string; description?: string; location?: string }>>; read(name: string, relativePath: string | undefined, ctx: ToolCallContext): MaybePromise<string>; }
+export interface NamespaceDefinition { globalName: string; description?: string; prompt?: string; scope: { [key: string]: unknown }; }
+export interface SwarmHost { run(spec: JsonValue, ctx: ToolCallContext): MaybePromise<unknown>; phase?(title: string, ctx: ToolCallContext): MaybePromise<void>; log?(message: string, ctx: ToolCallContext): MaybePromise<void>; }
+/** A trajectory event streamed to `onEvent`; previews are redacted and about 512 bytes. */
+export type CodeModeEvent =
+  | { type: "run_status"; runId: string; status: "running" | "completed" | "waiting" | "failed" }
+  | { type: "tool_call_start"; runId: string; callId: string; parentCallId?: string; toolName: string; callableName: string; source: string; inputPreview: string }
+  | { type: "tool_call_update"; runId: string; callId: string; partial: JsonValue }
+  | { type: "tool_call_end"; runId: string; callId: string; status: "ok" | "error" | "cancelled"; durationMs: number; outputPreview?: string; error?: string }
+  | { type: "output"; runId: string; entry: CodeModeOutput };
+/** What `beforeToolCall` sees of a call about to run. */
+export interface ToolCallRequest { toolName: string; callableName: string; input: JsonValue; callId: string; }
+/**
+ * `beforeToolCall`'s answer: nothing lets the call run; `block` (`true` or a reason)
+ * fails it as a tool error without running it; `input` replaces its input.
+ */
+export type ToolCallDecision = void | null | undefined | { block?: boolean | string; input?: JsonValue };
+export interface CodeModeSessionOptions {
+  /** The conversation this session belongs to; scopes parked runs. */
+  sessionId: string;
+  /** Further scope of parked runs: a run resumes only under the same key. */
+  sessionKey?: string;
+  /** The agent this session serves; scopes parked runs. */
+  agentId?: string;
+  /** The agent run this session serves; scopes parked runs. */
+  agentRunId?: string;
+  /** Host tools, hidden behind `exec` (unless `directOnly`). Names must be unique. */
+  tools?: ToolDefinition[];
+  /** MCP servers (SDK `Client`s) whose tools join the catalog. */
+  mcpServers?: McpServerDefinition[];
+  /** Paired devices: `nodes.list()` and `nodes.get(id)` in cells. */
+  nodes?: NodesHost;
+  /** Skill files: `skills.list()` and `skills.read(name, path?)` in cells. */
+  skills?: SkillsHost;
+  /** Host objects exposed to cells as globals. */
+  namespaces?: NamespaceDefinition[];
+  /** Sub-agents: `agents.run(spec)`, `phase(title)` and `log(message)` in cells. */
+  swarm?: SwarmHost;
+  /** Per-session limits; see `CodeModeLimits`. */
+  limits?: CodeModeLimits;
+  /** Credentials masked in event previews and `nestedCalls`: literals and patterns (a RegExp or Rust regex syntax). */
+  redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> };
+  /** Streams trajectory events of every run of this session. */
+  onEvent?: (event: CodeModeEvent) => void;
+  /** A policy hook before each tool call: may block it or rewrite its input. */
+  beforeToolCall?: (call: ToolCallRequest) => MaybePromise<ToolCallDecision>;
+  /** Where cells run: worker threads of this process or a separate process. */
+  isolation?: "process" | "thread";
+}
+/** `configureCodeModeRuntime` settings; unknown keys throw. */
+export interface CodeModeRuntimeOptions {
+  /** Worker threads running cells (default one per core, at least 2; 1..256). */
+  workerThreads?: number;
+  /** Parked runs kept process-wide (default 64, 1..10000). */
+  maxSuspendedRuns?: number;
+  /** Where cells run by default: worker threads of this process or a separate process. */
+  isolation?: "process" | "thread";
+}
+/** The model's `exec` call: `code` (or `command`, the same text) and its language. */
+export interface CodeModeExecInput { code?: string; command?: string; language?: "javascript" | "typescript"; restartSafe?: boolean; }
+/** The model's `wait` call. */
+export interface CodeModeWaitInput { runId: string; }
+export interface CallOptions {
+  /** Aborts the call: the run fails with `aborted`. */
+  signal?: AbortSignal;
+  callId?: string;
+  /** Fits the whole result (telemetry included) into this many characters. */
+  resultBudgetChars?: number;
+}
+export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
+export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
+export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }
+export interface CodeModeTelemetry { catalogSize: number; sources: { openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
+interface ResultBase { output?: CodeModeOutput[]; telemetry: CodeModeTelemetry; nestedCalls?: NestedCallRecord[]; }
+export type CodeModeResult = (ResultBase & { status: "completed"; value: JsonValue }) | (ResultBase & { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; pendingToolCalls?: CodeModePendingToolCall[] }) | (ResultBase & { status: "failed"; error: string; code: CodeModeErrorCode });
+/** What to send back to the model for a result (`toModelResult`). */
+export type ModelResult = { status: "completed"; value: JsonValue; output?: CodeModeOutput[] } | { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; output?: CodeModeOutput[] } | { status: "failed"; error: string; code: CodeModeErrorCode; output?: CodeModeOutput[] };
+/** A function tool's input schema as models take it: always an object schema. */
+export interface ModelToolParameters { type: "object"; properties?: { [key: string]: any }; required?: string[]; [key: string]: any; }
+/** One entry of `modelTools()`: a tool definition in the shape every model API takes. */
+export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; }
