@@ -4,7 +4,8 @@
 //   npm run bench                     full run (a few minutes on 2 cores)
 //   BENCH_QUICK=1 npm run bench       shortened run for development (also `--quick`)
 //   BENCH_ROUNDS=3                    override the number of measured rounds
-//   BENCH_ONLY=trivial,compute        only these workload groups (ids below)
+//   BENCH_ONLY=trivial,compute        only these workload groups (ids: trivial nested compute suspend
+//                                     memory ts catalog concurrency prompt mcp startup)
 //   BENCH_SIDES=ours,process,reference  only these sides (ours, process, reference, ivm, nodevm)
 //   BENCH_NO_INSTALL=1                do not try to install isolated-vm into bench/.peers/
 //
@@ -601,7 +602,7 @@ const GROUPS = [
     id: 'concurrency',
     rows: [
       { key: 'wallMs', kind: 'time', name: `8. ${CFG.concurrent.toLocaleString('en-US')} concurrent cells each awaiting a ${CFG.toolDelayMs} ms tool: wall (ms)` },
-      { key: 'peakThreads', kind: 'count', name: '8. … peak OS threads of the process (`/proc/self/status`)' },
+      { key: 'peakThreads', kind: 'count', name: '8. … peak OS threads of the process (`/proc/self/status`); process mode: + its sandbox process' },
     ],
     child: true,
     async round(sideName) {
@@ -887,7 +888,7 @@ async function main() {
       (QUICK ? ' — **quick run**' : ''),
   );
   lines.push(
-    `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory and concurrency: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
+    `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory, concurrency and start-up: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
       `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better; thread and process mode each against the reference, isolated-vm and node:vm against thread mode. ` +
       `Process mode: memory per parked run counts the sandbox process's RSS too, peak threads count its threads. ` +
       `Peers: quickjs-wasi ${versions.quickjsWasi} in ${THREADS} worker_threads (fresh VM per cell from a module compiled once, tools via postMessage, suspension = snapshot + restore); ` +
