@@ -4,21 +4,23 @@
 //   npm run bench                     full run (a few minutes on 2 cores)
 //   BENCH_QUICK=1 npm run bench       shortened run for development (also `--quick`)
 //   BENCH_ROUNDS=3                    override the number of measured rounds
-//   BENCH_ONLY=trivial,compute        only these workload groups (ids below)
-//   BENCH_SIDES=ours,reference        only these sides (ours, reference, ivm, nodevm)
+//   BENCH_ONLY=trivial,compute        only these workload groups (ids: trivial nested compute suspend
+//                                     memory ts catalog concurrency prompt mcp startup)
+//   BENCH_SIDES=ours,process,reference  only these sides (ours, process, reference, ivm, nodevm)
 //   BENCH_NO_INSTALL=1                do not try to install isolated-vm into bench/.peers/
 //
 // stdout: ONE markdown table plus a machine line and notes. stderr: progress.
 // bench/results.json: every raw figure (each round of each side, warm-ups, failures, config).
 //
 // Sides (see bench/README.md):
-//   ours       CodeModeSession.exec / wait on the native addon
+//   ours       CodeModeSession.exec / wait on the native addon, isolation: "thread" (worker threads)
+//   process    the same with isolation: "process" (a codemode-sandbox process per session)
 //   reference  peers/quickjs-wasi-pool.mjs: worker_threads × fresh quickjs-wasi VM, snapshot/restore
 //   ivm        peers/isolated-vm-pool.mjs: isolated-vm isolates × fresh context per cell
 //   nodevm     peers/node-vm-pool.mjs: worker_threads × fresh node:vm context per cell
 // Memory and thread figures come from fresh child processes (`--child <task> <side>`).
 import { createRequire } from 'node:module';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -31,14 +33,18 @@ const QUICK = process.argv.includes('--quick') || !!process.env.BENCH_QUICK;
 const CHILD = process.argv.includes('--child') ? process.argv.slice(process.argv.indexOf('--child') + 1, process.argv.indexOf('--child') + 3) : null;
 const THREADS = os.availableParallelism();
 const MiB = 1024 * 1024;
-const ALL_SIDES = ['ours', 'reference', 'ivm', 'nodevm'];
-const SIDE_LABEL = { ours: 'codemode-native', reference: 'quickjs-wasi pool (reference)', ivm: 'isolated-vm', nodevm: 'node:vm pool' };
+const ALL_SIDES = ['ours', 'process', 'reference', 'ivm', 'nodevm'];
+// Our two isolation modes: `ours` keeps its id (thread mode, what it measured before process
+// isolation existed) so old BENCH_SIDES lines and results.json readers keep working.
+const OURS = ['ours', 'process'];
+const ISOLATION = { ours: 'thread', process: 'process' };
+const SIDE_LABEL = { ours: 'codemode-native (thread)', process: 'codemode-native (process)', reference: 'quickjs-wasi pool (reference)', ivm: 'isolated-vm', nodevm: 'node:vm pool' };
 const WANT_SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',').filter((s) => ALL_SIDES.includes(s));
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 
 const CFG = QUICK
-  ? { rounds: 2, trivialSeq: 200, tputCells: 600, inflight: 256, seqNested: 1, fan: 3, compute: 1, json: 2, yields: 8, ts: 10, build: 2, search: 1, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 300, mcpReps: 1 }
-  : { rounds: 5, trivialSeq: 1000, tputCells: 3000, inflight: 256, seqNested: 2, fan: 10, compute: 1, json: 4, yields: 20, ts: 40, build: 4, search: 2, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 1000, mcpReps: 3 };
+  ? { rounds: 2, trivialSeq: 200, tputCells: 600, inflight: 256, seqNested: 1, fan: 3, compute: 1, json: 2, yields: 8, ts: 10, build: 2, search: 1, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 300, mcpReps: 1, startupReps: 5 }
+  : { rounds: 5, trivialSeq: 1000, tputCells: 3000, inflight: 256, seqNested: 2, fan: 10, compute: 1, json: 4, yields: 20, ts: 40, build: 4, search: 2, parked: 100, sessions: 200, concurrent: 1000, toolDelayMs: 200, mcpCalls: 1000, mcpReps: 3, startupReps: 15 };
 if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) | 0);
 const ROUND_TIMEOUT_MS = 120_000;
 const HEAP_LIMITS = { memoryLimitBytes: 128 * MiB, maxSnapshotBytes: 256 * MiB, timeoutMs: 30_000 };
@@ -70,6 +76,53 @@ function threadsNow() {
   } catch {
     return null;
   }
+}
+// Sandbox processes of `isolation: "process"` (Linux): children of this process whose
+// /proc/<pid>/stat comm is `codemode-sandbox` (the kernel keeps 15 characters of it).
+function sandboxPids() {
+  const pids = [];
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('('), close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      if (ppid === process.pid && comm === '(codemode-sandbo') pids.push(Number(e));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+function procStatus(pid, field) {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+// RSS in bytes of this process plus its sandbox processes (parked runs of process mode live
+// there), with the sandboxes' share apart.
+function rssTree() {
+  const self = process.memoryUsage.rss();
+  let sandboxes = 0;
+  const pids = sandboxPids();
+  for (const pid of pids) sandboxes += (procStatus(pid, 'VmRSS') ?? 0) * 1024;
+  return { total: self + sandboxes, self, sandboxes, sandboxCount: pids.length };
+}
+// OS threads of this process plus its sandbox processes.
+function threadsTree() {
+  const self = threadsNow();
+  if (self == null) return null;
+  return self + sandboxPids().reduce((n, pid) => n + (procStatus(pid, 'Threads') ?? 0), 0);
 }
 // Reads the version from the package's own package.json: some packages (the MCP SDK) map
 // `<name>/package.json` in their exports to a different file.
@@ -136,9 +189,10 @@ function loadAddon() {
   return addon;
 }
 
-async function makeOurs(tools = [addTool], limits = {}) {
+// isolation: 'thread' for the `ours` side, 'process' for the `process` side.
+async function makeOurs(tools = [addTool], limits = {}, isolation = 'thread') {
   const { CodeModeSession } = loadAddon();
-  const s = new CodeModeSession({ sessionId: `bench-${Math.random().toString(36).slice(2)}`, tools, limits: { maxPendingToolCalls: 128, maxOutputBytes: 4 * MiB, ...limits } });
+  const s = new CodeModeSession({ sessionId: `bench-${Math.random().toString(36).slice(2)}`, isolation, tools, limits: { maxPendingToolCalls: 128, maxOutputBytes: 4 * MiB, ...limits } });
   return { exec: (code) => s.exec({ code }), wait: (runId) => s.wait({ runId }), session: s, close: () => s.close() };
 }
 
@@ -167,7 +221,8 @@ async function makeNodeVm(tools = [addTool]) {
   await withTimeout(pool.ready(), 30_000, 'node:vm pool start');
   return { exec: (code) => pool.exec(code), pool, close: () => pool.close() };
 }
-const MAKERS = { ours: makeOurs, reference: makeReference, ivm: makeIvm, nodevm: makeNodeVm };
+const makeProcess = (tools = [addTool], limits = {}) => makeOurs(tools, limits, 'process');
+const MAKERS = { ours: makeOurs, process: makeProcess, reference: makeReference, ivm: makeIvm, nodevm: makeNodeVm };
 
 // ---------------------------------------------------------------- measurement primitives
 async function runCell(side, key) {
@@ -239,24 +294,26 @@ const CHILD_TASKS = {
     const tools = [neverTool(() => calls++)];
     const code = (k) => `const small = Array.from({ length: 200 }, (_, i) => ({ i, s: "v" + i + "-${k}" }));\nawait never({});\nreturn small.length`;
     let side;
-    if (sideName === 'ours') side = await makeOurs(tools, { timeoutMs: 100 });
+    const ours = OURS.includes(sideName);
+    if (ours) side = await makeOurs(tools, { timeoutMs: 100 }, ISOLATION[sideName]);
     else if (sideName === 'reference') side = await makeReference(tools, { suspendTools: ['never'] });
     else side = await MAKERS[sideName](tools);
     const parkOne = (k) => side.exec(code(k));
     // warm-up: one parked run, dropped again
     const w = parkOne('w');
-    if (sideName === 'ours' || sideName === 'reference') {
+    if (ours || sideName === 'reference') {
       expect(await w, 'warm-up park', 'waiting');
-      if (sideName === 'ours') for (const x of side.session.runs()) side.session.cancelRun(x.runId);
+      if (ours) for (const x of side.session.runs()) side.session.cancelRun(x.runId);
       else await side.pool.dropRuns();
     } else {
       while (calls < 1) await sleep(5);
     }
     await settleGc();
     calls = 0;
-    const before = process.memoryUsage.rss();
+    // The process side's sandbox started with the warm-up park, so the delta is the runs only.
+    const before = rssTree();
     const ps = Array.from({ length: CFG.parked }, (_, k) => parkOne(k));
-    if (sideName === 'ours' || sideName === 'reference') {
+    if (ours || sideName === 'reference') {
       const rs = await Promise.all(ps);
       const bad = rs.filter((r) => r?.status !== 'waiting');
       if (bad.length) return { ok: false, error: `${bad.length}/${CFG.parked} did not park; first: ${describe(bad[0])}` };
@@ -266,9 +323,18 @@ const CHILD_TASKS = {
       if (calls < CFG.parked) return { ok: false, error: `only ${calls}/${CFG.parked} cells reached the tool` };
     }
     await settleGc();
-    const after = process.memoryUsage.rss();
-    const detail = sideName === 'ours' ? { runsBytesMedian: median(side.session.runs().map((r) => r.bytes)) } : {};
-    return { ok: true, figure: (after - before) / CFG.parked / 1024, rssBeforeMB: before / MiB, rssAfterMB: after / MiB, ...detail };
+    const after = rssTree();
+    const detail = ours ? { runsBytesMedian: median(side.session.runs().map((r) => r.bytes)) } : {};
+    return {
+      ok: true,
+      figure: (after.total - before.total) / CFG.parked / 1024,
+      rssBeforeMB: before.total / MiB,
+      rssAfterMB: after.total / MiB,
+      gatewayDeltaKBPerRun: (after.self - before.self) / CFG.parked / 1024,
+      sandboxDeltaKBPerRun: (after.sandboxes - before.sandboxes) / CFG.parked / 1024,
+      sandboxCount: after.sandboxCount,
+      ...detail,
+    };
   },
   // Workload 5b: RSS per idle session (ours only: the peers have no session object).
   async sessions() {
@@ -284,23 +350,66 @@ const CHILD_TASKS = {
     await Promise.all(ss.map((s) => s.close()));
     return ok ? { ok: true, figure: (after - before) / CFG.sessions / 1024 } : { ok: false, error: 'catalogSize mismatch' };
   },
+  // Workload 11: start-up of a fresh session's first cell (in process mode: spawning its
+  // sandbox) and the idle sandbox's RSS. A warm-up session first pays the process-wide
+  // start (worker pool; in process mode the first spawn, loading the executable into the
+  // page cache), so every measured session starts like a gateway's N-th session.
+  async startup(sideName) {
+    const { CodeModeSession } = loadAddon();
+    const isolation = ISOLATION[sideName];
+    const mk = (i) => new CodeModeSession({ sessionId: `startup-${i}`, isolation, tools: [addTool] });
+    const trivial = async (s, what) => expect(await s.exec({ code: 'return 1' }), what, 'completed', (r) => (r.value === 1 ? null : `value ${r.value}`));
+    const warm = mk('warm');
+    for (let i = 0; i < 5; i++) await trivial(warm, 'warm-up');
+    const firsts = [];
+    const warms = [];
+    const rssKB = [];
+    for (let i = 0; i < CFG.startupReps; i++) {
+      const known = new Set(sandboxPids());
+      const s = mk(i);
+      let t = nowNs();
+      await trivial(s, 'first cell');
+      firsts.push(msSince(t));
+      if (isolation === 'process') {
+        const fresh = sandboxPids().filter((p) => !known.has(p));
+        if (fresh.length !== 1) return { ok: false, error: `expected one new sandbox process after the first cell, found ${fresh.length}` };
+        rssKB.push(procStatus(fresh[0], 'VmRSS'));
+      }
+      const ws = [];
+      for (let k = 0; k < 5; k++) {
+        t = nowNs();
+        await trivial(s, 'warm cell');
+        ws.push(msSince(t));
+      }
+      warms.push(median(ws));
+      await s.close();
+      await sleep(20); // let the closed session's sandbox exit before the next spawn
+    }
+    await warm.close();
+    const first = median(firsts);
+    const figures = { first, startup: first - median(warms) };
+    if (rssKB.length) figures.idleRss = median(rssKB);
+    return { ok: true, figure: first, figures, firstMs: firsts, warmMs: warms, idleRssKB: rssKB };
+  },
   // Workload 8: 1,000 concurrent cells each awaiting a 200 ms tool; wall time and peak threads.
   async concurrency(sideName) {
-    const bare = threadsNow();
+    // process side: the sandbox's threads count too (sampling /proc only for that side)
+    const threads = sideName === 'process' ? threadsTree : threadsNow;
+    const bare = threads();
     const side = await MAKERS[sideName]([slowTool(CFG.toolDelayMs)]);
     const code = 'const r = await slow({});\nreturn r.ok === true ? 1 : 0';
     const batch = (n) => Promise.all(Array.from({ length: n }, () => side.exec(code)));
     const warm = await batch(100);
     if (warm.some((r) => r?.status !== 'completed')) return { ok: false, error: `warm-up failed: ${describe(warm.find((r) => r?.status !== 'completed'))}` };
     await sleep(100);
-    const idle = threadsNow();
+    const idle = threads();
     let peak = idle;
-    const timer = setInterval(() => (peak = Math.max(peak, threadsNow() ?? 0)), 20);
+    const timer = setInterval(() => (peak = Math.max(peak, threads() ?? 0)), 20);
     const t0 = nowNs();
     const rs = await batch(CFG.concurrent);
     const wallMs = msSince(t0);
     clearInterval(timer);
-    peak = Math.max(peak, threadsNow() ?? 0);
+    peak = Math.max(peak, threads() ?? 0);
     await side.close();
     const bad = rs.filter((r) => r?.status !== 'completed' || r.value !== 1);
     if (bad.length) return { ok: false, error: `${bad.length}/${CFG.concurrent} failed; first: ${describe(bad[0])}` };
@@ -375,11 +484,12 @@ const GROUPS = [
   },
   {
     id: 'suspend',
-    sides: ['ours', 'reference'],
+    sides: ['ours', 'process', 'reference'],
     rows: [1, 8, 32].map((mib) => ({ key: `w${mib}`, kind: 'time', name: `4. suspend + resume, guest heap ${mib} MB: one \`wait()\` round trip (ms)` })),
     async setup(ctx) {
-      // Calibrate the string count per heap size on ours (same QuickJS engine family on both sides).
-      const s = ctx.sides.ours ?? (ctx.sides.ours = await makeOurs([addTool], HEAP_LIMITS));
+      // Calibrate the string count per heap size on ours (same QuickJS engine family on every
+      // side; thread mode when it runs, else process mode: the same engine, the same heap).
+      const s = ctx.sides.ours ?? ctx.sides.process ?? (ctx.sides.ours = await makeOurs([addTool], HEAP_LIMITS));
       const heap = async (n) => {
         const w = expect(await s.exec(heapCode(n, 1)), 'calibration', 'waiting');
         expect(await s.wait(w.runId), 'calibration wait');
@@ -410,7 +520,7 @@ const GROUPS = [
   {
     id: 'memory',
     rows: [
-      { key: 'park', kind: 'memory', name: `5. memory per parked run: RSS delta of ${CFG.parked} parked runs / ${CFG.parked} (KB/run)` },
+      { key: 'park', kind: 'memory', name: `5. memory per parked run: RSS delta of ${CFG.parked} parked runs / ${CFG.parked} (KB/run); process mode: gateway + its sandbox process` },
       { key: 'session', kind: 'memory', sides: ['ours'], name: `5. memory per idle session with 10 tools: RSS delta / ${CFG.sessions} (KB/session)` },
     ],
     child: true,
@@ -492,7 +602,7 @@ const GROUPS = [
     id: 'concurrency',
     rows: [
       { key: 'wallMs', kind: 'time', name: `8. ${CFG.concurrent.toLocaleString('en-US')} concurrent cells each awaiting a ${CFG.toolDelayMs} ms tool: wall (ms)` },
-      { key: 'peakThreads', kind: 'count', name: '8. … peak OS threads of the process (`/proc/self/status`)' },
+      { key: 'peakThreads', kind: 'count', name: '8. … peak OS threads of the process (`/proc/self/status`); process mode: + its sandbox process' },
     ],
     child: true,
     async round(sideName) {
@@ -522,12 +632,12 @@ const GROUPS = [
   },
   {
     id: 'mcp',
-    sides: ['ours', 'reference'],
+    sides: ['ours', 'process', 'reference'],
     ownSides: true,
     rows: [
       { key: 'call', kind: 'time', name: `10. MCP tool call over the SDK in-memory transport, ${CFG.mcpCalls.toLocaleString('en-US')} sequential awaited calls (µs/call); ours = \`await MCP.srv.echo(…)\` in one cell, reference = direct \`client.callTool\` from Node` },
-      { key: 'overhead', kind: 'time', sides: ['ours'], name: '10. … overhead of the guest call over the direct call, same round (µs/call)' },
-      { key: 'factor', kind: 'count', sides: ['ours'], name: '10. … guest call time / direct call time, same round (×)' },
+      { key: 'overhead', kind: 'time', sides: OURS, name: '10. … overhead of the guest call over the direct call, same round (µs/call)' },
+      { key: 'factor', kind: 'count', sides: OURS, name: '10. … guest call time / direct call time, same round (×)' },
     ],
     // One in-memory SDK server and client serve both sides, so the only difference is the
     // path from guest code through the addon to `client.callTool` and back.
@@ -543,9 +653,10 @@ const GROUPS = [
       const client = new Client({ name: 'bench', version: '1' });
       await client.connect(b);
       const { CodeModeSession } = loadAddon();
-      const session = new CodeModeSession({ sessionId: 'bench-mcp', mcpServers: [{ name: 'srv', client }], limits: { timeoutMs: 30_000 } });
+      // One session per isolation mode, both on the same client.
+      const sessions = Object.fromEntries(OURS.map((s) => [s, new CodeModeSession({ sessionId: `bench-mcp-${s}`, isolation: ISOLATION[s], mcpServers: [{ name: 'srv', client }], limits: { timeoutMs: 30_000 } })]));
       const n = CFG.mcpCalls;
-      ctx.mcp = { client, session, server, n };
+      ctx.mcp = { client, sessions, server, n };
       // Both sides check every answer, so neither can skip work the other does.
       ctx.mcp.direct = async () => {
         const t = nowNs();
@@ -558,9 +669,9 @@ const GROUPS = [
       // Host wall around exec: includes starting the cell (a trivial cell costs well under
       // 1 ms, under 1 µs per call at 1,000 calls).
       const code = `let ok = 0;\nfor (let i = 0; i < ${n}; i++) if ((await MCP.srv.echo({ text: "hi", n: i })).content[0].text === "hi:" + i) ok++;\nreturn ok`;
-      ctx.mcp.guest = async () => {
+      ctx.mcp.guest = async (sideName) => {
         const t = nowNs();
-        const r = await session.exec({ code });
+        const r = await sessions[sideName].exec({ code });
         const us = Number(nowNs() - t) / 1e3 / n;
         expect(r, 'MCP cell', 'completed', (x) => (x.value === n ? null : `${x.value}/${n} calls answered as expected`));
         return us;
@@ -580,9 +691,9 @@ const GROUPS = [
         // the overhead is not skewed by drift between rounds.
         if (i % 2 === 0) {
           direct.push(await ctx.mcp.direct());
-          guest.push(await ctx.mcp.guest());
+          guest.push(await ctx.mcp.guest(sideName));
         } else {
-          guest.push(await ctx.mcp.guest());
+          guest.push(await ctx.mcp.guest(sideName));
           direct.push(await ctx.mcp.direct());
         }
       }
@@ -591,9 +702,24 @@ const GROUPS = [
       return { call: g, overhead: g - d, factor: g / d, detail: { guestUs: guest, directUs: direct } };
     },
     async teardown(ctx) {
-      await ctx.mcp?.session.close();
+      for (const s of Object.values(ctx.mcp?.sessions ?? {})) await s.close();
       await ctx.mcp?.client.close();
       await ctx.mcp?.server.close();
+    },
+  },
+  {
+    id: 'startup',
+    sides: OURS,
+    rows: [
+      { key: 'first', kind: 'time', name: '11. fresh session: first `exec({ code: "return 1" })`, host wall (ms); process mode spawns the sandbox and answers its first cell' },
+      { key: 'startup', kind: 'time', name: '11. … start-up cost: that first cell − a warm cell of the same session (ms)' },
+      { key: 'idleRss', kind: 'memory', sides: ['process'], name: '11. idle sandbox process after one trivial cell: `VmRSS` of `/proc/<pid>/status` (KB)' },
+    ],
+    child: true,
+    async round(sideName) {
+      const r = await runChild('startup', sideName);
+      if (!r.ok) throw new CellFailure(r.error);
+      return { ...r.figures, detail: { firstMs: r.firstMs, warmMs: r.warmMs, idleRssKB: r.idleRssKB } };
     },
   },
 ];
@@ -672,7 +798,7 @@ async function main() {
     try {
       ctx.sides[s] = await MAKERS[s]();
     } catch (err) {
-      if (s === 'ours') throw err; // ours failing is a real failure
+      if (OURS.includes(s)) throw err; // ours failing is a real failure
       missing[s] = String(err?.message ?? err).split('\n')[0];
       log(`${s} unavailable: ${missing[s]}`);
     }
@@ -684,7 +810,7 @@ async function main() {
     const entry = { id: g.id, rows: g.rows, sides: {}, setup: null };
     log(`\n## ${g.id} (${sides.join(', ')})`);
     const gctx = { sides: { ...ctx.sides } };
-    if (g.id === 'suspend') gctx.sides.ours = await makeOurs([addTool], HEAP_LIMITS);
+    if (g.id === 'suspend') for (const s of OURS) if (sides.includes(s)) gctx.sides[s] = await MAKERS[s]([addTool], HEAP_LIMITS);
     if (g.setup) {
       try {
         entry.setup = (await g.setup(gctx)) ?? null;
@@ -707,7 +833,7 @@ async function main() {
         log(`  round ${r + 1}/${rounds} ${s.padEnd(9)} ${m.ok ? figs : `FAILED: ${m.error}`}  (${Math.round(m.roundMs)} ms)`);
       }
     }
-    if (g.id === 'suspend') await gctx.sides.ours.close();
+    if (g.id === 'suspend') for (const s of OURS) if (gctx.sides[s] && gctx.sides[s] !== ctx.sides[s]) await gctx.sides[s].close();
     if (g.teardown) await g.teardown(gctx).catch((err) => log(`  teardown failed: ${err?.message ?? err}`));
     results.push(entry);
   }
@@ -716,16 +842,20 @@ async function main() {
   // ---------------------------------------------------------------- the table
   const peers = ['reference', 'ivm', 'nodevm'];
   const lines = [];
-  lines.push(`| workload | ${SIDE_LABEL.ours} median (min–max) | ${SIDE_LABEL.reference} median (min–max) | ratio vs reference | ${SIDE_LABEL.ivm} median (ratio) | ${SIDE_LABEL.nodevm} median (ratio) |`);
-  lines.push('|---|---|---|---|---|---|');
+  // Both of our modes get a column and a ratio vs the reference; isolated-vm and node:vm
+  // show their ratio vs thread mode (as before process mode existed).
+  lines.push(
+    `| workload | ${SIDE_LABEL.ours} median (min–max) | ${SIDE_LABEL.process} median (min–max) | ${SIDE_LABEL.reference} median (min–max) | thread ratio vs reference | process ratio vs reference | ${SIDE_LABEL.ivm} median (ratio vs thread) | ${SIDE_LABEL.nodevm} median (ratio vs thread) |`,
+  );
+  lines.push('|---|---|---|---|---|---|---|---|');
   const problems = [];
   const rowsOut = [];
   for (const e of results) {
     for (const row of e.rows) {
       const sum = {};
       for (const s of ALL_SIDES) if (e.sides[s]) sum[s] = summarize(e.sides[s].rounds, row.key);
-      const o = sum.ours;
-      const ratioOf = (p) => (o?.median != null && p?.median != null ? (row.kind === 'rate' ? o.median / p.median : p.median / o.median) : null);
+      // > 1: `o` (one of our modes) is better than `p`
+      const ratioOf = (p, o = sum.ours) => (o?.median != null && p?.median != null ? (row.kind === 'rate' ? o.median / p.median : p.median / o.median) : null);
       const stat = (x) => (x.n === 1 || x.min === x.max ? fmt(x.median) : `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`) + (x.n < x.rounds ? ` ⚠ ${x.rounds - x.n}/${x.rounds} failed` : '');
       const cell = (s) => {
         if (e.setupError) return 'FAILED (setup)';
@@ -739,11 +869,13 @@ async function main() {
       };
       const ratios = {};
       for (const p of peers) ratios[p] = ratioOf(sum[p]);
+      ratios.processVsReference = ratioOf(sum.reference, sum.process);
+      const bold = (x) => (x != null ? `**${fmtRatio(x)}**` : '—');
       const short = (p) => {
         const c = cell(p);
         return sum[p]?.median != null && ratios[p] != null ? `${fmt(sum[p].median)} (${fmtRatio(ratios[p])})` : c;
       };
-      lines.push(`| ${row.name} | ${cell('ours')} | ${cell('reference')} | ${ratios.reference != null ? `**${fmtRatio(ratios.reference)}**` : '—'} | ${short('ivm')} | ${short('nodevm')} |`);
+      lines.push(`| ${row.name} | ${cell('ours')} | ${cell('process')} | ${cell('reference')} | ${bold(ratios.reference)} | ${bold(ratios.processVsReference)} | ${short('ivm')} | ${short('nodevm')} |`);
       for (const s of ALL_SIDES) for (const err of sum[s]?.errors ?? []) if (err) problems.push(`${SIDE_LABEL[s]} / ${row.name.slice(0, 60)}: ${oneLine(err)}`);
       rowsOut.push({ group: e.id, key: row.key, name: row.name, kind: row.kind, summary: sum, ratios });
     }
@@ -756,8 +888,9 @@ async function main() {
       (QUICK ? ' — **quick run**' : ''),
   );
   lines.push(
-    `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory and concurrency: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
-      `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better. ` +
+    `Median (min–max) over ${CFG.rounds} rounds after a warm-up (memory, concurrency and start-up: ${Math.min(CFG.rounds, 3)} fresh child processes per side); the sides take turns within each round and the order rotates. ` +
+      `Ratio = peer / ours for times, memory, threads and bytes, ours / peer for cells/s: > 1 means codemode-native is better; thread and process mode each against the reference, isolated-vm and node:vm against thread mode. ` +
+      `Process mode: memory per parked run counts the sandbox process's RSS too, peak threads count its threads. ` +
       `Peers: quickjs-wasi ${versions.quickjsWasi} in ${THREADS} worker_threads (fresh VM per cell from a module compiled once, tools via postMessage, suspension = snapshot + restore); ` +
       `isolated-vm ${versions.isolatedVm ?? (usedSides.has('ivm') && WANT_SIDES.includes('ivm') ? '(missing)' : '(not run)')} (${THREADS} isolates, fresh context per cell, no suspension); node:vm pool (${THREADS} worker_threads, fresh context per cell, no suspension); typescript ${versions.typescript}; MCP SDK ${versions.mcpSdk} (in-memory transport).`,
   );
