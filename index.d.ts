@@ -233,9 +233,11 @@ export declare function assertCodeModePayload(toolNames: string[], directOnly?: 
  * idle or parked), `liveVms` QuickJS VMs alive (including a few blank prewarmed ones),
  * `pendingTimers` deadline, expiry and guest timers not yet fired, `workers` pool threads
  * running (0 before the first cell), `stuckWorkers` those of them still inside a built-in
- * whose cell the watchdog already answered (each has a replacement in `workers`).
+ * whose cell the watchdog already answered (each has a replacement in `workers`),
+ * `sandboxProcesses` sandbox processes alive (`isolation: "process"`), `isolation` the
+ * default of sessions that do not choose.
  */
-export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number }
+export declare function codeModeRuntimeStats(): { parkedRuns: number; liveCells: number; liveVms: number; pendingTimers: number; workers: number; stuckWorkers: number; sandboxProcesses: number; isolation: "process" | "thread" }
 
 /**
  * Process-wide settings; call before the first session runs a cell. Misuse (an unknown

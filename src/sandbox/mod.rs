@@ -9,4 +9,5 @@ pub mod locate;
 pub mod process;
 pub mod remote;
 mod serve;
+mod wait;
 pub mod wire;

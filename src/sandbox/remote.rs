@@ -170,7 +170,7 @@ impl RemoteVm {
             return self.lose();
         }
         loop {
-            match self.messages.recv() {
+            match super::wait::spin_then_recv(&self.messages).ok_or(()) {
                 Ok(FromChild::Bridge { request, .. }) => {
                     if let Some(bridge) = self.bridge.get() {
                         if let Some(reply) = serve(bridge.as_ref(), request) {

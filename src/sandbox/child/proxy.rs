@@ -30,7 +30,7 @@ impl ProxyBridge {
 
     fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
         self.tell(request);
-        self.replies.recv().ok()
+        super::super::wait::spin_then_recv(&self.replies)
     }
 
     fn ask_text(&self, request: BridgeRequest) -> Result<String, String> {
