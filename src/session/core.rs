@@ -98,7 +98,7 @@ impl SessionCore {
         let surfaces = Surfaces::build(config.surfaces)?;
         let catalog = Catalog::build(config.tools, &surfaces.global_names());
         let host_indices = HostIndices::of(&catalog);
-        let prelude_config = prelude_config_for(&catalog, &surfaces, &mcp);
+        let prelude_config = super::prelude_config::prelude_config_for(&catalog, &surfaces, &mcp);
         Ok(Arc::new(SessionCore {
             scope: config.scope,
             limits: config.limits,
@@ -126,7 +126,7 @@ impl SessionCore {
     pub fn set_mcp(&self, report: &Value) {
         let mcp = McpCatalog::from_report(report);
         *self.prelude_config.write() =
-            prelude_config_for(&self.catalog.read(), &self.surfaces, &mcp);
+            super::prelude_config::prelude_config_for(&self.catalog.read(), &self.surfaces, &mcp);
         *self.mcp.write() = mcp;
     }
 
@@ -220,7 +220,7 @@ impl SessionCore {
             indices.1 += batch;
         }
         *self.prelude_config.write() =
-            prelude_config_for(&catalog, &self.surfaces, &self.mcp.read());
+            super::prelude_config::prelude_config_for(&catalog, &self.surfaces, &self.mcp.read());
         self.direct_only.write().extend(more_direct);
     }
 
@@ -430,26 +430,4 @@ impl HostIndices {
 
 fn direct_only_names(tools: &[ToolSpec]) -> Vec<ToolSpec> {
     tools.iter().filter(|t| t.direct_only).cloned().collect()
-}
-
-/// The prelude's configuration: every catalog handle's callable name, the host surfaces
-/// and the MCP tree (null when no MCP server is configured).
-fn prelude_config_for(catalog: &Catalog, surfaces: &Surfaces, mcp: &McpCatalog) -> Arc<str> {
-    let tools: Vec<&str> = catalog
-        .entries()
-        .iter()
-        .map(|entry| entry.callable_name())
-        .collect();
-    let mcp_tree = if mcp.is_configured() {
-        mcp.prelude_tree()
-    } else {
-        Value::Null
-    };
-    // Null keeps the surfaces code out of the VM altogether (it is loaded only when needed).
-    let surfaces_json = if surfaces.is_empty() && !mcp.is_configured() {
-        Value::Null
-    } else {
-        surfaces.prelude_json()
-    };
-    Arc::from(json!({ "tools": tools, "surfaces": surfaces_json, "mcp": mcp_tree }).to_string())
 }

@@ -7,6 +7,7 @@ mod directory;
 pub mod headless;
 mod owner;
 pub mod pending_starts;
+mod prelude_config;
 pub mod result_budget;
 mod starting;
 pub mod store;

@@ -1,8 +1,6 @@
-//! `toModelResult` (docs/contract.md, Model results): what a gateway sends back to the
-//! model for one exec/wait result — status, value or error and code, `runId`/`reason`,
-//! output — without telemetry or `nestedCalls`. Pure. With a budget of `n >= 256`, its
-//! `JSON.stringify` is at most `n` UTF-16 units: output is cut first (to the byte budget's
-//! markers), then the value or error; a completed result stays completed.
+//! `toModelResult` (docs/contract.md, Model results): a result as the model should see it,
+//! without telemetry or `nestedCalls`; with a budget, at most that many UTF-16 units, output
+//! cut first, then the value or error, and a completed result stays completed.
 
 use super::project::{channel_sizes, output_sizes, project_error, project_output, project_value};
 use super::{chars_of, fit_result, key_cost};
