@@ -60,6 +60,8 @@ extern "C" {
 
 /// Test builds of the addon ask for this to show that a forbidden call kills the sandbox.
 pub fn attempt_forbidden(call: &str) {
+    #[cfg(not(unix))]
+    let _ = call;
     #[cfg(unix)]
     match call {
         // SAFETY: plain system calls with valid arguments; the filter stops them.

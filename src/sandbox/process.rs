@@ -61,8 +61,8 @@ impl SandboxProcess {
             .stack_size(256 * 1024)
             .spawn(move || read_until_exit(child, BufReader::new(stdout), &reader_routes));
         if let Err(error) = spawned {
-            // SAFETY: `pid` is our unreaped child; the closed pipe ends it either way.
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            // The closed pipe ends it; the kill makes sure.
+            kill_pid(pid);
             return Err(error);
         }
         Ok(Arc::new(SandboxProcess {
@@ -112,10 +112,10 @@ impl SandboxProcess {
     /// Ends the process now (a turn stuck past its deadline, or the session closing).
     pub fn kill(&self) {
         self.killed.store(true, Ordering::SeqCst);
+        // Until the reader thread reaps the child its id cannot be reused, and after that
+        // the death is set and we do not get here.
         if self.death().is_none() {
-            // SAFETY: `pid` is our child; until the reader thread reaps it the id cannot
-            // be reused, and after that the death is set and we do not get here.
-            unsafe { libc::kill(self.pid as i32, libc::SIGKILL) };
+            kill_pid(self.pid);
         }
     }
 
@@ -165,9 +165,24 @@ fn read_until_exit(
     LIVE_PROCESSES.fetch_sub(1, Ordering::SeqCst);
 }
 
+/// SIGKILL to our own unreaped child `pid`.
+fn kill_pid(pid: u32) {
+    #[cfg(unix)]
+    // SAFETY: a plain signal to a process id that is our child and not yet reaped.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    // Process isolation is refused where it is not supported (Windows).
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
 fn describe(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.signal(), status.code()) {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    match (signal, status.code()) {
         (Some(signal), _) => format!(
             "code mode sandbox process crashed ({})",
             signal_name(signal)
@@ -177,6 +192,12 @@ fn describe(status: std::process::ExitStatus) -> String {
     }
 }
 
+#[cfg(not(unix))]
+fn signal_name(signal: i32) -> String {
+    format!("signal {signal}")
+}
+
+#[cfg(unix)]
 fn signal_name(signal: i32) -> String {
     let name = match signal {
         libc::SIGSEGV => "SIGSEGV",
