@@ -49,17 +49,22 @@ impl Cell {
             watchdog::Judgement::Idle => {}
             watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
             watchdog::Judgement::Stuck => {
-                // A guest in a sandbox process is ended with it; one on our worker cannot
-                // be, so the worker is replaced and retires when the built-in returns.
-                if !self.watch.kill_remote() {
-                    pool::global().replace_stuck_worker();
-                }
                 let error = if self.control.is_aborted() {
                     CodeModeError::aborted()
                 } else {
                     CodeModeError::timeout()
                 };
-                self.finish(Err(error));
+                if self.watch.is_remote() {
+                    // A guest in a sandbox process ends with it. The answer goes first:
+                    // the kill wakes the turn, which would report a lost sandbox.
+                    self.finish(Err(error));
+                    self.watch.kill_remote();
+                } else {
+                    // One on our worker cannot be stopped: the worker is replaced and
+                    // retires when the built-in returns.
+                    pool::global().replace_stuck_worker();
+                    self.finish(Err(error));
+                }
             }
         }
     }
