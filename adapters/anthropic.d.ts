@@ -21,5 +21,5 @@ export interface ToolResultBlock { type: "tool_result"; tool_use_id: string; con
 export declare function codeModeTools(session: CodeModeSession, options?: CodeModeToolsOptions): CodeModeAnthropicTool[];
 /** Runs a `tool_use` block and returns its `tool_result` block (never rejects for tool problems). */
 export declare function runToolUse(tools: CodeModeAnthropicTool[], block: ToolUseBlock, options?: { signal?: AbortSignal }): Promise<ToolResultBlock>;
-/** Anthropic runnable tools (`betaTool`, `betaZodTool`, `{ name, input_schema, run }`) as catalog tool definitions. */
-export declare function catalogTools(tools: Array<{ name: string; description?: string; input_schema: { [key: string]: any }; run(args: any, context?: any): any; parse?(input: unknown): any }>): ToolDefinition[];
+/** Anthropic runnable tools (`betaTool`, `betaZodTool`, `{ name, input_schema, run }`) as catalog tool definitions; a tool without `input_schema` takes any input. */
+export declare function catalogTools(tools: Array<{ name: string; description?: string; input_schema?: object; run(args: any, context?: any): unknown; parse?(input: unknown): any }>): ToolDefinition[];
