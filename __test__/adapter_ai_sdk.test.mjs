@@ -98,3 +98,41 @@ test('the exec tool passes the AI SDK abort signal into the session', async () =
   assert.equal(r.status, 'failed');
   assert.equal(r.code, 'aborted');
 });
+
+test('a run parked by exec is finished by the model through the wait tool', async () => {
+  let release;
+  const s = new CodeModeSession({
+    sessionId: 'ai-sdk-wait',
+    limits: { timeoutMs: 100 },
+    tools: [{ name: 'slow_report', description: 'A slow report', execute: () => new Promise((resolve) => { release = resolve; }) }],
+  });
+  sessions.push(s);
+  const model = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content);
+      if (results.length === 0) {
+        return step([{ type: 'tool-call', toolCallId: 'c1', toolName: 'exec', input: JSON.stringify({ code: 'return await slow_report()' }) }], 'tool-calls');
+      }
+      const last = results.at(-1).output.value;
+      if (last.status === 'waiting') {
+        release({ rows: 3 });
+        return step([{ type: 'tool-call', toolCallId: `c${results.length + 1}`, toolName: 'wait', input: JSON.stringify({ runId: last.runId }) }], 'tool-calls');
+      }
+      return step([{ type: 'text', text: `rows: ${last.value.rows}` }], 'stop');
+    },
+  });
+  const result = await generateText({ model, tools: codeModeTools(s), stopWhen: stepCountIs(5), prompt: 'Report?' });
+  assert.equal(result.text, 'rows: 3');
+  assert.deepEqual(result.steps.map((st) => st.toolCalls.map((c) => c.toolName)), [['exec'], ['wait'], []]);
+  assert.equal(result.steps[0].toolResults[0].output.status, 'waiting');
+  assert.deepEqual(result.steps[1].toolResults[0].output, { status: 'completed', value: { rows: 3 } });
+});
+
+test('direct-only tools run their own execute when the session tools are passed', async () => {
+  const ask = { name: 'ask_user', description: 'Ask the user', directOnly: true, parameters: { type: 'object', properties: { q: { type: 'string' } } }, execute: async ({ q }, ctx) => `answer to ${q} for ${ctx.context}` };
+  const s = session([ask]);
+  assert.throws(() => codeModeTools(s), { code: 'invalid_input', message: /ask_user has no execute/ });
+  const tools = codeModeTools(s, { tools: [ask], context: 'u1' });
+  assert.deepEqual(Object.keys(tools), ['exec', 'wait', 'ask_user']);
+  assert.equal(await tools.ask_user.execute({ q: 'why' }, { toolCallId: 't', messages: [] }), 'answer to why for u1');
+});
