@@ -166,4 +166,9 @@ export type ModelResult = { status: "completed"; value: JsonValue; output?: Code
 /** A function tool's input schema as models take it: always an object schema. */
 export interface ModelToolParameters { type: "object"; properties?: { [key: string]: any }; required?: string[]; [key: string]: any; }
 /** One entry of `modelTools()`: a tool definition in the shape every model API takes. */
-export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; }
+export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; /** Set on exec and wait by `modelTools({ strict: true })`. */ strict?: boolean; }
+/** `modelTools()` options. */
+export interface ModelToolsOptions {
+  /** exec and wait in OpenAI strict function-calling form (every property required, optional ones nullable). */
+  strict?: boolean;
+}
