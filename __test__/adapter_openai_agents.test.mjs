@@ -50,12 +50,14 @@ test('an OpenAI Agents run calls exec over a converted catalog tool, then answer
   });
   const s = session(catalogTools([weather]));
   const code = 'const [w] = await catalog.search("weather"); return await w({ city: "Oslo" });';
-  const model = new ScriptedModel([[call('call_1', 'exec', { code })], [text('It is sunny in Oslo.')]]);
+  // A strict model sends every property, null for those it leaves out.
+  const model = new ScriptedModel([[call('call_1', 'exec', { code, language: null, restartSafe: null })], [text('It is sunny in Oslo.')]]);
   const agent = new Agent({ name: 'gateway', instructions: 'Use exec.', model, tools: codeModeTools(s, { budgetChars: 2000 }) });
   const result = await new Runner({ tracingDisabled: true }).run(agent, 'Weather in Oslo?', { context: { user: 'u1' } });
   assert.equal(result.finalOutput, 'It is sunny in Oslo.');
   assert.equal(model.requests.length, 2);
-  assert.deepEqual(model.requests[0].tools.map((t) => t.name), ['exec', 'wait']);
+  assert.deepEqual(model.requests[0].tools.map((t) => [t.name, t.strict]), [['exec', true], ['wait', true]]);
+  assert.deepEqual(model.requests[0].tools[0].parameters, s.modelTools({ strict: true })[0].parameters);
   const output = model.requests[1].input.find((item) => item.type === 'function_call_result');
   assert.equal(output.callId, 'call_1');
   assert.equal(output.output.type, 'text');

@@ -6,16 +6,17 @@ import { sessionTools, drain, definition, invalid } from "./shared.mjs";
 // What the SDK's default errorFunction sends the model in place of a tool's error.
 const HIDDEN_ERROR = "An error occurred while running the tool. Please try again.";
 
-// [exec, wait, ...directOnly] as function tools for `new Agent({ tools })` (non-strict
-// JSON Schema). Each execute passes the call's signal into the session and the run
-// context's `context` (or options.context) as `context`; it returns the model-ready result.
+// [exec, wait, ...directOnly] as function tools for `new Agent({ tools })`: exec and wait
+// strict (modelTools({ strict: true }), as the SDK defaults to), direct-only tools not.
+// Each execute passes the call's signal into the session and the run context's `context`
+// (or options.context) as `context`; it returns the model-ready result.
 export function codeModeTools(session, options = {}) {
-  return sessionTools(session, options).map((t) =>
+  return sessionTools(session, options, true).map((t) =>
     tool({
       name: t.name,
       description: t.description,
       parameters: t.parameters,
-      strict: false,
+      strict: t.strict,
       execute: (input, runContext, details) =>
         t.run(input, { signal: details?.signal, callId: details?.toolCall?.callId, context: options.context ?? runContext?.context }),
     }),

@@ -12,24 +12,25 @@ function invalid(message) {
 // exec, wait and the direct-only tools of `session`, each run returning the model-ready
 // result. Direct-only tools run their own execute: pass the session's definitions as
 // `options.tools` (a direct-only tool without one throws here, not when the model calls it).
-export function sessionTools(session, options = {}) {
+// `strict`: exec and wait in OpenAI strict form (modelTools({ strict: true })).
+export function sessionTools(session, options = {}, strict = false) {
   const { budgetChars, tools = [], context } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const fit = (result) => toModelResult(result, budgetChars === undefined ? {} : { budgetChars });
-  return session.modelTools().map((definition) => {
+  return session.modelTools(strict ? { strict: true } : undefined).map((definition) => {
     const { name, description, parameters } = definition;
     if (name === "exec") {
-      return { name, description, parameters, run: async (input, call = {}) => fit(await session.exec(input, { signal: call.signal, context: call.context ?? context })) };
+      return { name, description, parameters, strict, run: async (input, call = {}) => fit(await session.exec(input, { signal: call.signal, context: call.context ?? context })) };
     }
     if (name === "wait") {
-      return { name, description, parameters, run: async (input, call = {}) => fit(await session.wait(input, { signal: call.signal, context: call.context ?? context })) };
+      return { name, description, parameters, strict, run: async (input, call = {}) => fit(await session.wait(input, { signal: call.signal, context: call.context ?? context })) };
     }
     const own = byName.get(name);
     if (own === undefined || typeof own.execute !== "function") {
       throw invalid(`direct-only tool ${name} has no execute: pass the session's tools as options.tools`);
     }
     return {
-      name, description, parameters,
+      name, description, parameters, strict: false,
       run: (input, call = {}) => own.execute(input, { callId: call.callId ?? name, sessionId: session.sessionId, signal: call.signal ?? new AbortController().signal, context: call.context ?? context, onUpdate() {}, pauseBudget: () => () => {} }),
     };
   });
