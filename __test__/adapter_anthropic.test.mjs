@@ -108,3 +108,12 @@ test('run passes the tool runner signal into exec', async () => {
   controller.abort();
   assert.equal(JSON.parse(await pending).code, 'aborted');
 });
+
+test('a direct-only tool runs its own execute and its text result passes as it is', async () => {
+  const ask = { name: 'ask_user', description: 'Ask the user', directOnly: true, parameters: { type: 'object', properties: { q: { type: 'string' } } }, execute: async ({ q }) => `yes to ${q}` };
+  const s = session([ask]);
+  const tools = codeModeTools(s, { tools: [ask] });
+  assert.deepEqual(tools.map((t) => t.name), ['exec', 'wait', 'ask_user']);
+  const result = await runToolUse(tools, { type: 'tool_use', id: 't3', name: 'ask_user', input: { q: 'lunch' } });
+  assert.deepEqual(result, { type: 'tool_result', tool_use_id: 't3', content: 'yes to lunch' });
+});

@@ -1,7 +1,7 @@
 // codemode-native for the Anthropic SDK: the session's model-facing tools as Messages API
 // tools (with the `run` the SDK's tool runners call), a tool_use block run into its
 // tool_result block, and Anthropic runnable tools as catalog ToolDefinitions.
-import { sessionTools, drain, definition, invalid } from "./shared.mjs";
+import { sessionTools, drain, definition, invalid, asText } from "./shared.mjs";
 
 // [exec, wait, ...directOnly] as `{ name, description, input_schema, run }`. Pass them as
 // `tools` to messages.create (JSON drops `run`) or to client.beta.messages.toolRunner.
@@ -11,7 +11,7 @@ export function codeModeTools(session, options = {}) {
     name: t.name,
     description: t.description,
     input_schema: t.parameters,
-    run: async (input, runContext) => JSON.stringify(await t.run(input, { signal: runContext?.signal ?? undefined, context: options.context })),
+    run: async (input, runContext) => asText(await t.run(input, { signal: runContext?.signal ?? undefined, context: options.context })),
   }));
 }
 
@@ -24,10 +24,20 @@ export async function runToolUse(tools, block, options = {}) {
   if (t === undefined) return { type: "tool_result", tool_use_id: block.id, content: `Unknown tool: ${block.name}`, is_error: true };
   try {
     const content = await t.run(block.input ?? {}, { signal: options.signal });
-    const failed = typeof content === "string" && content.startsWith('{"status":"failed"');
-    return failed ? { type: "tool_result", tool_use_id: block.id, content, is_error: true } : { type: "tool_result", tool_use_id: block.id, content };
+    const result = { type: "tool_result", tool_use_id: block.id, content };
+    if (failedResult(content)) result.is_error = true;
+    return result;
   } catch (error) {
     return { type: "tool_result", tool_use_id: block.id, content: String(error?.message ?? error), is_error: true };
+  }
+}
+
+// Whether `content` (a run's JSON text) is a failed model-ready result.
+function failedResult(content) {
+  try {
+    return JSON.parse(content)?.status === "failed";
+  } catch (_) {
+    return false;
   }
 }
 

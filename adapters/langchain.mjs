@@ -2,7 +2,7 @@
 // LangChain tools, and LangChain tools as catalog ToolDefinitions.
 import { tool } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import { sessionTools, definition, invalid } from "./shared.mjs";
+import { sessionTools, definition, invalid, asText } from "./shared.mjs";
 
 // [exec, wait, ...directOnly] as LangChain tools (JSON Schema `schema`) for
 // `model.bindTools(tools)`; each returns the model-ready result as JSON text. The run's
@@ -10,7 +10,7 @@ import { sessionTools, definition, invalid } from "./shared.mjs";
 export function codeModeTools(session, options = {}) {
   return sessionTools(session, options).map((t) =>
     tool(
-      async (input, config) => JSON.stringify(await t.run(input, { signal: config?.signal, callId: config?.toolCall?.id, context: options.context ?? config?.context })),
+      async (input, config) => asText(await t.run(input, { signal: config?.signal, callId: config?.toolCall?.id, context: options.context ?? config?.context })),
       { name: t.name, description: t.description, schema: t.parameters },
     ),
   );

@@ -60,4 +60,9 @@ export function definition(name, description, parameters, execute) {
   return tool;
 }
 
+// A tool result as the text a message carries: strings as they are, anything else as JSON.
+export function asText(value) {
+  return typeof value === "string" ? value : JSON.stringify(value ?? null);
+}
+
 export { invalid };
