@@ -18,6 +18,8 @@ export interface ToolCallContext {
   parentCallId?: string;
   runId?: string;
   sessionId: string;
+  /** The `context` call option of the exec or wait this call is part of (as given, not copied). */
+  context?: unknown;
   /** Aborts when the run times out, is aborted or the session closes. */
   signal: AbortSignal;
   /** Streams a partial result (a `tool_call_update` event). */
@@ -150,6 +152,8 @@ export interface CallOptions {
   callId?: string;
   /** Fits the whole result (telemetry included) into this many characters. */
   resultBudgetChars?: number;
+  /** Any value: every tool call made during this call gets it as `ctx.context`. */
+  context?: unknown;
 }
 export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
 export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
@@ -162,7 +166,12 @@ export type ModelResult = { status: "completed"; value: JsonValue; output?: Code
 /** A function tool's input schema as models take it: always an object schema. */
 export interface ModelToolParameters { type: "object"; properties?: { [key: string]: any }; required?: string[]; [key: string]: any; }
 /** One entry of `modelTools()`: a tool definition in the shape every model API takes. */
-export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; }
+export interface ModelToolDefinition { name: string; description: string; parameters: ModelToolParameters; /** Set on exec and wait by `modelTools({ strict: true })`. */ strict?: boolean; }
+/** `modelTools()` options. */
+export interface ModelToolsOptions {
+  /** exec and wait in OpenAI strict function-calling form (every property required, optional ones nullable). */
+  strict?: boolean;
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -202,9 +211,11 @@ export declare class CodeModeSession {
   addTools(tools: ToolDefinition[]): void
   /**
    * `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
-   * Deterministic for equal catalogs.
+   * Deterministic for equal catalogs. With `strict: true`, `exec` and `wait` take the
+   * OpenAI strict function-calling form (every property required, optional ones
+   * nullable) and are marked `strict: true`; exec reads `null` as absent.
    */
-  modelTools(): ModelToolDefinition[]
+  modelTools(options?: ModelToolsOptions): ModelToolDefinition[]
   /**
    * The tools whose name the guest calls differs from their own (`web-search` becomes
    * `web_search`, a keyword or a clash gets a suffix): tool name to callable name.

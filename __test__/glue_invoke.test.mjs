@@ -104,7 +104,7 @@ test("ctx carries the call's ids, and its signal is an enumerable accessor made 
     return Object.keys(ctx);
   })]);
   const r = await call(0, {}, { callId: "c7", parent: "c3" });
-  assert.deepEqual(JSON.parse(r.text), ["callId", "parentCallId", "runId", "sessionId", "signal", "onUpdate", "pauseBudget"]);
+  assert.deepEqual(JSON.parse(r.text), ["callId", "parentCallId", "runId", "sessionId", "context", "signal", "onUpdate", "pauseBudget"]);
   assert.equal(seen.callId, "c7");
   assert.equal(seen.parentCallId, "c3");
   assert.equal(seen.runId, "run-1");

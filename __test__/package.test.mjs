@@ -44,7 +44,16 @@ test('the package resolves itself by name through its exports map', async () => 
 });
 
 test('package.json lists the entries, the platform packages and their targets', () => {
-  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'index.d.ts', 'index.js', 'index.mjs']);
+  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'index.d.ts', 'index.js', 'index.mjs']);
+  // Each adapter is a subpath export whose files exist, its framework an optional peer.
+  for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
+    assert.ok(fs.existsSync(path.join(root, entry.import)), subpath);
+    assert.ok(fs.existsSync(path.join(root, entry.types)), subpath);
+  }
+  for (const peer of Object.keys(pkg.peerDependencies ?? {})) {
+    assert.equal(pkg.peerDependenciesMeta[peer].optional, true, peer);
+    assert.ok(pkg.devDependencies[peer], peer);
+  }
   assert.deepEqual(pkg.exports['.'], { types: './index.d.ts', import: './index.mjs', require: './index.js', default: './index.js' });
   const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
   assert.equal(pkg.napi.targets.length, dirs.length);
@@ -96,7 +105,7 @@ after(() => {
 
 test('the packed main package holds the entries and no binary', () => {
   const installed = fs.readdirSync(path.join(app, 'node_modules', 'codemode-native')).sort();
-  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
+  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
   const binaryDir = path.join(app, 'node_modules', `codemode-native-${packed.platform}`);
   assert.ok(fs.existsSync(path.join(binaryDir, packed.binary)));
 });

@@ -141,7 +141,7 @@ test('ctx survives destructuring and spreading, and each ctx.signal belongs to i
   assert.equal(r.status, 'failed', show(r));
   assert.equal(r.code, 'aborted');
   const { ctx, copy, keys, callId, same } = seen.hold;
-  assert.deepEqual(keys, ['callId', 'parentCallId', 'runId', 'sessionId', 'signal', 'onUpdate', 'pauseBudget']);
+  assert.deepEqual(keys, ['callId', 'parentCallId', 'runId', 'sessionId', 'context', 'signal', 'onUpdate', 'pauseBudget']);
   assert.equal(callId, ctx.callId);
   assert.ok(same, 'ctx.signal is one AbortSignal on every read');
   assert.equal(copy.signal, ctx.signal, 'a spread copy carries the same signal');

@@ -104,3 +104,10 @@ configureCodeModeRuntime({ workers: 4 });
 void runCodeModeScript("return 1", { sessionId: "cron", maxToolCalls: 3, wallClockMs: 1000 }).then((r) => r.status === "failed" && r.code === "tool_budget_exceeded");
 
 void [redacted, renamed, asJson7, asAnthropic, notBoolean, asClient, withMcp, events];
+
+// modelTools({ strict: true }): the same definitions, exec and wait marked strict.
+const strictSession = new CodeModeSession({ sessionId: "strict" });
+const strictTools: ModelToolDefinition[] = strictSession.modelTools({ strict: true });
+export const strictFlag: boolean | undefined = strictTools[0].strict;
+// @ts-expect-error: strict is a boolean
+strictSession.modelTools({ strict: "yes" });

@@ -41,7 +41,7 @@ pub fn run_code_mode_script<'env>(
         }
         CallStart::Deferred(gate) => {
             session.watch_abort(env, &options, token, AbortTarget::Gate(gate))?;
-            session.start_deferred_after_mcp(env)?;
+            session.start_deferred_after_mcp(env, None)?;
         }
     }
     session.release(env)?;

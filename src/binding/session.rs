@@ -223,10 +223,36 @@ impl CodeModeSession {
     }
 
     /// `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.
-    /// Deterministic for equal catalogs.
-    #[napi(ts_return_type = "ModelToolDefinition[]")]
-    pub fn model_tools(&self) -> Value {
-        self.core.model_tools()
+    /// Deterministic for equal catalogs. With `strict: true`, `exec` and `wait` take the
+    /// OpenAI strict function-calling form (every property required, optional ones
+    /// nullable) and are marked `strict: true`; exec reads `null` as absent.
+    #[napi(
+        ts_args_type = "options?: ModelToolsOptions",
+        ts_return_type = "ModelToolDefinition[]"
+    )]
+    pub fn model_tools(&self, env: Env, options: Option<Object>) -> Result<Value> {
+        let tools = self.core.model_tools();
+        let strict = match options {
+            None => false,
+            Some(options) => {
+                let strict: Unknown = options.get_named_property("strict")?;
+                match strict.get_type()? {
+                    ValueType::Undefined | ValueType::Null => false,
+                    ValueType::Boolean => strict.coerce_to_bool()?,
+                    _ => {
+                        return Err(glue_fail(
+                            &self.glue(&env)?,
+                            "modelTools options.strict must be a boolean",
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(if strict {
+            crate::catalog::strict_schema::strict_model_tools(tools)
+        } else {
+            tools
+        })
     }
 
     /// The tools whose name the guest calls differs from their own (`web-search` becomes

@@ -14,6 +14,7 @@ mod render;
 mod reserved;
 mod schema_check;
 mod search;
+pub mod strict_schema;
 mod tokenize;
 mod ts_text;
 

@@ -22,6 +22,7 @@
       const entry = results.get(token);
       if (entry === undefined) return;
       results.delete(token);
+      if (entry.contextRun !== undefined) calls.clearContext(entry.contextRun);
       if (entry.signal !== null) {
         // A caller's signal-like object may throw here; the result must still arrive.
         try {
@@ -62,7 +63,7 @@
       // A pending exec/wait result, settled by `settle`.
       open(token, owner) {
         return new Promise((resolve) => {
-          results.set(token, { resolve, owner, signal: null, listener: null });
+          results.set(token, { resolve, owner, signal: null, listener: null, context: undefined, contextRun: undefined });
           scheduler.hold(1);
         });
       },
@@ -110,6 +111,26 @@
         } catch (_) {
           return false;
         }
+      },
+      // The call option `context`, kept with the call's promise; true if there is one.
+      // Read once, like the signal: a throwing getter just means no context.
+      holdContext(callOptions, token) {
+        try {
+          const entry = results.get(token);
+          const context = callOptions !== null && typeof callOptions === "object" ? callOptions.context : undefined;
+          if (entry === undefined || context === undefined) return false;
+          entry.context = context;
+          return true;
+        } catch (_) {
+          return false;
+        }
+      },
+      // The call's run has started as `runId`: its tool calls see the context until it settles.
+      bindContext(token, runId) {
+        const entry = results.get(token);
+        if (entry === undefined || entry.context === undefined) return;
+        entry.contextRun = runId;
+        calls.setContext(runId, entry.context);
       },
       emit: events.emitJson,
       invoke: calls.invoke,

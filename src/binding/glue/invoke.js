@@ -11,6 +11,8 @@
   // Calls in flight by call id: { controller, aborted }.
   const controllers = new Map();
   let beforeToolCall = null;
+  // The `context` call option of the exec/wait each run is in, by run id (while it lasts).
+  const contexts = new Map();
 
   // Guest BigInts cross as decimal strings; a tool's BigInts (also boxed ones) do the same.
   // The replacer only runs after a plain stringify threw, so the usual path stays fast.
@@ -157,7 +159,7 @@
     let pauses = 0;
     let settled = false;
     const parent = parentCallId === "" ? undefined : parentCallId;
-    const ctx = { callId, parentCallId: parent, runId, sessionId };
+    const ctx = { callId, parentCallId: parent, runId, sessionId, context: contexts.get(runId) };
     Object.defineProperty(ctx, "signal", SIGNAL_PROPERTY);
     Object.defineProperty(ctx, CALL, { value: call });
     ctx.onUpdate = (partial) => {
@@ -231,6 +233,13 @@
     },
     addDefinitions(tools) {
       for (const tool of tools) definitions.push(tool);
+    },
+    // `context` reaches every call of run `runId` until clearContext(runId).
+    setContext(runId, context) {
+      contexts.set(runId, context);
+    },
+    clearContext(runId) {
+      contexts.delete(runId);
     },
     setPolicy(hook) {
       beforeToolCall = typeof hook === "function" ? hook : null;

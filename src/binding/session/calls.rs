@@ -123,22 +123,28 @@ impl CodeModeSession {
             OpenCall::Ready(call_id, opened) => (call_id, opened),
         };
         let run = opened.run.clone();
-        // As `emit_running` does: the run id goes into the slot only for the events.
-        let events = self.emit.is_some();
+        let context = self.hold_context(env, &options, opened.token)?;
+        // As `emit_running` does: the run id goes into the slot only for the events and
+        // for binding the call's context.
+        let keep_run = self.emit.is_some() || context;
         let on_start: OnStart = Box::new(move |cell| {
-            if events {
+            if keep_run {
                 let _ = run.set(cell.run_id.clone());
             }
         });
         match start(&self.core, call_id, opened.responder, Some(on_start)) {
             CallStart::Answered => {}
             CallStart::Started(cell) => {
+                if context {
+                    self.bind_context(env, opened.token, &cell.run_id)?;
+                }
                 emit_running(&self.emit, env, &cell, &opened.run)?;
                 self.watch_abort(env, &options, opened.token, AbortTarget::call(&cell))?;
             }
             CallStart::Deferred(gate) => {
                 self.watch_abort(env, &options, opened.token, AbortTarget::Gate(gate))?;
-                self.start_deferred_after_mcp(env)?;
+                let bind = context.then(|| (opened.token, opened.run.clone()));
+                self.start_deferred_after_mcp(env, bind)?;
             }
         }
         Ok(opened.promise)
@@ -146,12 +152,32 @@ impl CodeModeSession {
 
     /// Has the glue's `afterMcp` start the calls queued in the session core once the
     /// MCP tools are loaded, emitting `run_status: running` for those that asked.
-    pub(in crate::binding) fn start_deferred_after_mcp(&self, env: &Env) -> Result<()> {
+    /// `bind`: the token and run slot of a call with a `context` option, bound to its run
+    /// once the run has started (the slot is set by then).
+    pub(in crate::binding) fn start_deferred_after_mcp(
+        &self,
+        env: &Env,
+        bind: Option<(u32, crate::binding::mailbox::RunSlot)>,
+    ) -> Result<()> {
         let core = self.core.clone();
         let emit = self.emit.clone();
+        let glue = self.glue(env)?;
+        let bind_context = match bind {
+            Some(bind) => Some((
+                bind,
+                glue_fn::<FnArgs<(u32, String)>, ()>(&glue, "bindContext")?.create_ref()?,
+            )),
+            None => None,
+        };
         let callback = env.create_function_from_closure("afterMcp", move |ctx| {
             for cell in core.start_deferred() {
                 emit_running_event(&emit, ctx.env, &cell)?;
+            }
+            if let Some(((token, run), bind)) = &bind_context {
+                if let Some(run_id) = run.get() {
+                    bind.borrow_back(ctx.env)?
+                        .call(FnArgs::from((*token, run_id.clone())))?;
+                }
             }
             Ok(())
         })?;
@@ -177,6 +203,22 @@ impl CodeModeSession {
             self.mailbox.watches().watch(token, target);
         }
         Ok(())
+    }
+
+    /// `glue.holdContext(options, token)`: true if the call options carry a `context`.
+    fn hold_context(&self, env: &Env, options: &Option<Unknown>, token: u32) -> Result<bool> {
+        let Some(options) = options else {
+            return Ok(false);
+        };
+        let hold: Function<FnArgs<(Unknown, u32)>, bool> =
+            glue_fn(&self.glue(env)?, "holdContext")?;
+        hold.call(FnArgs::from((*options, token)))
+    }
+
+    /// The call's run started as `run_id`: its tool calls see the held context.
+    fn bind_context(&self, env: &Env, token: u32, run_id: &str) -> Result<()> {
+        let bind: Function<FnArgs<(u32, String)>, ()> = glue_fn(&self.glue(env)?, "bindContext")?;
+        bind.call(FnArgs::from((token, run_id.to_string())))
     }
 
     fn aborted_result(&self) -> Outcome {

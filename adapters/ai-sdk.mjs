@@ -1,0 +1,38 @@
+// codemode-native for the Vercel AI SDK: the session's model-facing tools as AI SDK tools,
+// and AI SDK tools as catalog ToolDefinitions.
+import { tool, jsonSchema, asSchema } from "ai";
+import { sessionTools, drain, definition, invalid } from "./shared.mjs";
+
+// { exec, wait, ...directOnly } for generateText/streamText `tools`. Each execute passes the
+// AI SDK's abortSignal (and `experimental_context`, unless options.context is set) to the
+// session and returns toModelResult(result, { budgetChars }).
+export function codeModeTools(session, options = {}) {
+  const out = {};
+  for (const t of sessionTools(session, options)) {
+    out[t.name] = tool({
+      description: t.description,
+      inputSchema: jsonSchema(t.parameters),
+      execute: (input, { abortSignal, toolCallId, experimental_context }) =>
+        t.run(input, { signal: abortSignal, callId: toolCallId, context: options.context ?? experimental_context }),
+    });
+  }
+  return out;
+}
+
+// AI SDK tools (a record by name, as generateText takes them) as catalog ToolDefinitions.
+// The AI SDK's execute options are built from ctx: toolCallId is the call id, abortSignal
+// the call's signal, experimental_context the exec call's `context`, messages empty.
+// Streaming tools are drained to their last value; a throw stays a tool error.
+export function catalogTools(tools) {
+  if (tools === null || typeof tools !== "object") throw invalid("catalogTools takes a record of AI SDK tools");
+  return Object.entries(tools).map(([name, t]) => {
+    if (typeof t.execute !== "function") throw invalid(`AI SDK tool ${name} has no execute`);
+    const schema = t.inputSchema === undefined ? undefined : asSchema(t.inputSchema).jsonSchema;
+    if (schema !== undefined && typeof schema.then === "function") {
+      throw invalid(`AI SDK tool ${name} has an asynchronous input schema; pass a resolved JSON Schema`);
+    }
+    return definition(name, t.description, schema, async (input, ctx) =>
+      drain(await t.execute(input, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, experimental_context: ctx.context })),
+    );
+  });
+}
