@@ -641,12 +641,15 @@ test('the 65th run that would park fails with too many suspended code mode runs'
   // The store also holds runs that a wait is resuming, which runs() does not list: a slot
   // still taken by an earlier test would show here, not as a 64th run refused below.
   await eventually(() => native.codeModeRuntimeStats().parkedRuns === 0, `the process-wide store emptied (stats when the wait began: ${JSON.stringify(native.codeModeRuntimeStats())})`);
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  // Runs park by yielding, not by outliving a short deadline: a cell whose deadline passed
+  // before a loaded machine started it would time out instead of parking.
+  const PARK = 'await yield_control("hold"); return 1';
+  const s = makeSession({ limits: { timeoutMs: 60_000 }, tools: [neverTool()] });
   try {
-    const parked = await Promise.all(Array.from({ length: 64 }, () => run(s, 'return await never()')));
+    const parked = await Promise.all(Array.from({ length: 64 }, () => run(s, PARK)));
     assert.equal(parked.filter((r) => r.status === 'waiting').length, 64, parked.filter((r) => r.status !== 'waiting').map(show).slice(0, 2).join('\n'));
     assert.equal(s.runs().length, 64);
-    const r65 = await run(s, 'return await never()');
+    const r65 = await run(s, PARK);
     assertFailed(r65, 'invalid_input', 'too many suspended code mode runs.');
     const quick = await run(s, 'return "no parking needed"');
     assert.equal(quick.status, 'completed', show(quick));
@@ -654,8 +657,8 @@ test('the 65th run that would park fails with too many suspended code mode runs'
     await s.close();
   }
   assert.deepEqual(s.runs(), []);
-  const fresh = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
-  const again = await run(fresh, 'return await never()');
+  const fresh = makeSession({ limits: { timeoutMs: 60_000 }, tools: [neverTool()] });
+  const again = await run(fresh, PARK);
   assertWaiting(again);
   await fresh.close();
 });

@@ -25,6 +25,11 @@ impl Cell {
             return Verdict::Finish(Err(CodeModeError::aborted()));
         }
         if let Some(why) = vm.lost() {
+            // A run past its deadline lost its VM to the watchdog's kill (its own, or one
+            // for another stuck run of the session): it timed out.
+            if self.control.deadline_passed() {
+                return Verdict::Finish(Err(CodeModeError::timeout()));
+            }
             return Verdict::Finish(Err(super::lost_error(why)));
         }
         let mut book = self.book.lock();
