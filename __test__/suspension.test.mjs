@@ -659,7 +659,7 @@ test('the 65th run that would park fails with too many suspended code mode runs'
   assert.deepEqual(s.runs(), []);
   const fresh = makeSession({ limits: { timeoutMs: 60_000 }, tools: [neverTool()] });
   const again = await run(fresh, PARK);
-  assertWaiting(again);
+  assertWaiting(again, 'yield');
   await fresh.close();
 });
 

@@ -60,9 +60,9 @@ const mix = [
     return expectValue(await drain(s, await s.wait({ runId: first.runId })), 'yielded');
   }],
   ['park + wait', 4, async (s) => {
-    const first = await s.exec({ code: 'return (await slow({ ms: 130 })).ms' });
+    const first = await s.exec({ code: 'return (await slow({ ms: 600 })).ms' });
     // Waiting is the expected path; a fast enough host may also finish inside the budget.
-    return expectValue(await drain(s, first), 130);
+    return expectValue(await drain(s, first), 600);
   }],
   ['abort', 8, async (s) => {
     const controller = new AbortController();
@@ -127,7 +127,7 @@ function drainingSession(session) {
   };
 }
 
-/** Waits while the result is `waiting`; 600 waits (a minute at timeoutMs 100) only guard a hang. */
+/** Waits while the result is `waiting`; 600 waits (five minutes at timeoutMs 500) only guard a hang. */
 async function drain(session, result) {
   let r = result;
   for (let i = 0; i < 600 && r.status === 'waiting'; i++) r = await session.wait({ runId: r.runId });
@@ -146,7 +146,9 @@ function newSession() {
   return new CodeModeSession({
     sessionId: `soak-${process.pid}-${++sessionCounter}`,
     tools,
-    limits: { timeoutMs: 100, memoryLimitBytes: 4 * 1024 * 1024, maxOutputBytes: 8192 },
+    // 500 ms: a cell that only computes a little must not time out because a busy machine
+    // (or a sandbox process starting) kept it off the CPU; `slow({ ms: 600 })` still parks.
+    limits: { timeoutMs: 500, memoryLimitBytes: 4 * 1024 * 1024, maxOutputBytes: 8192 },
   });
 }
 
