@@ -1,12 +1,13 @@
 // Short soak (issue 8): 5,000 mixed cells through the same driver as `npm run soak`
 // (tools, timers, suspensions and waits, aborts, cancels, failures, timeouts), every
 // outcome as documented, RSS levelling off within a generous bound, nothing left behind.
+// The 10-minute timeout only guards a hang: a loaded machine may take several minutes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSoak, lastHalfGrowth } from '../scripts/soak.mjs';
 import { native, eventually } from './_helpers.mjs';
 
-test('5,000 mixed cells give documented outcomes, RSS levels off and nothing is left', { timeout: 120000 }, async (t) => {
+test('5,000 mixed cells give documented outcomes, RSS levels off and nothing is left', { timeout: 600_000 }, async (t) => {
   const lines = [];
   const { samples, wrong, counts } = await runSoak({ cells: 5000, every: 500, lanes: 16, cellsPerSession: 250, log: (l) => lines.push(l) });
   t.diagnostic(lines.join('\n'));
