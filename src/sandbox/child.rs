@@ -178,7 +178,7 @@ impl Guest {
         match step {
             Step::Bind { .. } => {}
             Step::Start { js, file } => {
-                let started = vm.start(&js, &file).map_err(to_wire);
+                let started = vm.start(&js, &file).map_err(StartFailure::from);
                 let ok = started.is_ok();
                 done.started = Some(started);
                 return ok;
@@ -199,14 +199,14 @@ impl Guest {
         out: &Out,
         spare: &Spare,
     ) -> Result<(), StartFailure> {
-        let vm = spare.take().map_err(to_wire)?;
+        let vm = spare.take().map_err(StartFailure::from)?;
         let bridge = Arc::new(ProxyBridge::new(
             self.id,
             out.clone(),
             self.replies.1.clone(),
         ));
         vm.bind(limits, self.control.clone(), bridge, config_json)
-            .map_err(to_wire)?;
+            .map_err(StartFailure::from)?;
         *slot = Some(vm);
         Ok(())
     }
@@ -235,20 +235,5 @@ impl Spare {
             *self.0.lock() = Some(vm);
         }
         self.1.store(false, SeqCst);
-    }
-}
-
-fn to_wire(error: StartError) -> super::wire::StartFailure {
-    match error {
-        StartError::Syntax {
-            message,
-            line,
-            column,
-        } => StartFailure::Syntax {
-            message,
-            line,
-            column,
-        },
-        StartError::Runtime(detail) => StartFailure::Runtime(detail),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::process::SandboxProcess;
 use super::serve::serve;
-use super::wire::{Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
+use super::wire::{Clock, Done, Figures, FromChild, Step, ToChild};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
@@ -84,17 +84,7 @@ impl RemoteVm {
             .run([start, Step::DrainJobs])
             .and_then(|done| done.started);
         match started {
-            Some(Ok(())) => Ok(()),
-            Some(Err(StartFailure::Syntax {
-                message,
-                line,
-                column,
-            })) => Err(StartError::Syntax {
-                message,
-                line,
-                column,
-            }),
-            Some(Err(StartFailure::Runtime(detail))) => Err(StartError::Runtime(detail)),
+            Some(started) => started.map_err(StartError::from),
             None => Err(StartError::Runtime(
                 self.lost()
                     .unwrap_or("code mode sandbox did not answer")

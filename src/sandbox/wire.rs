@@ -1,6 +1,7 @@
 //! The messages between the addon and a sandbox process, and their framing: a u32
 //! little-endian length, then that many bytes of JSON. Every message names its VM.
 
+use crate::guest::vm::StartError;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 
@@ -99,6 +100,40 @@ pub enum StartFailure {
         column: u32,
     },
     Runtime(String),
+}
+
+impl From<StartError> for StartFailure {
+    fn from(error: StartError) -> Self {
+        match error {
+            StartError::Syntax {
+                message,
+                line,
+                column,
+            } => StartFailure::Syntax {
+                message,
+                line,
+                column,
+            },
+            StartError::Runtime(detail) => StartFailure::Runtime(detail),
+        }
+    }
+}
+
+impl From<StartFailure> for StartError {
+    fn from(failure: StartFailure) -> Self {
+        match failure {
+            StartFailure::Syntax {
+                message,
+                line,
+                column,
+            } => StartError::Syntax {
+                message,
+                line,
+                column,
+            },
+            StartFailure::Runtime(detail) => StartError::Runtime(detail),
+        }
+    }
 }
 
 /// One call of the `Bridge` trait, made by the guest inside the sandbox.
