@@ -80,6 +80,15 @@ test("missing required arguments and non-object arguments are catchable errors",
   await s.close();
 });
 
+test("a refused MCP call, left uncaught, names the line that made it (both isolation modes)", async () => {
+  const s = await session();
+  const r = await s.exec({ code: `const a = 1;\nawait MCP.docs.readFile({});` });
+  assert.equal(r.status, "failed");
+  assert.equal(r.code, "guest_error");
+  assert.match(r.error, /^Error: Missing required MCP namespace argument\(s\): path\n\s+at .*user\.js:2:/);
+  await s.close();
+});
+
 test("isError resolves and structuredContent is kept", async () => {
   const s = await session();
   const v = await run(s, `return [await MCP.docs.fail(), await MCP.docs.stats({ n: 4 })];`);

@@ -194,6 +194,14 @@ impl Vm {
         });
     }
 
+    /// Rejects the promise waiting on bridge id `id` with `Error(message)`: a call the host
+    /// refused after the guest already went on (a sandbox's calls are not answered).
+    pub fn refuse(&self, id: u32, message: &str) {
+        self.context.with(|ctx| {
+            let _: rquickjs::Result<Value> = call_internal(&ctx, "refuse", (id, message));
+        });
+    }
+
     /// Runs the callback of guest timer `id` (a no-op if it was cleared).
     pub fn fire_timer(&self, id: u32) {
         self.context.with(|ctx| {

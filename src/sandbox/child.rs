@@ -185,6 +185,7 @@ impl Guest {
             }
             Step::Settle { id, ok, payload } => vm.settle(id, ok, &payload),
             Step::FireTimer { id } => vm.fire_timer(id),
+            Step::Refuse { id, message } => vm.refuse(id, &message),
             Step::DrainJobs => vm.drain_jobs(&self.control),
             Step::FirstUnhandled => done.first_unhandled = vm.first_unhandled_rejection(),
         }

@@ -1,15 +1,18 @@
 //! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`. Binding waits
 //! for the start, host replies and timer fires wait for the next drain, so a turn costs
-//! one round trip; while a command runs, the guest's bridge calls are served here.
+//! one round trip; while a command runs, the guest's bridge calls are served here. Host
+//! calls carry the sandbox's ids and are not answered; `calls` maps the run's ids to them.
 
 use super::process::SandboxProcess;
 use super::serve::serve;
-use super::wire::{Clock, Done, Figures, FromChild, Step, ToChild};
+use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, Step, ToChild};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub struct RemoteVm {
@@ -20,6 +23,10 @@ pub struct RemoteVm {
     control: OnceLock<Arc<Control>>,
     /// Steps not sent yet: they go with the next command that needs an answer.
     pending: Mutex<Vec<Step>>,
+    /// The run's bridge id of each host call in flight → the sandbox's id for it.
+    calls: Mutex<HashMap<u32, u32>>,
+    /// Whether `pending` holds a refused call: the guest must see it in this turn.
+    refused: AtomicBool,
     /// The VM's state after the last command.
     last: Mutex<Figures>,
     lost: OnceLock<String>,
@@ -35,6 +42,8 @@ impl RemoteVm {
             bridge: OnceLock::new(),
             control: OnceLock::new(),
             pending: Mutex::new(Vec::new()),
+            calls: Mutex::new(HashMap::new()),
+            refused: AtomicBool::new(false),
             last: Mutex::new(Figures::default()),
             lost: OnceLock::new(),
         }
@@ -94,6 +103,7 @@ impl RemoteVm {
     }
 
     pub fn settle(&self, id: u32, ok: bool, payload: &str) {
+        let id = self.calls.lock().remove(&id).unwrap_or(id);
         self.pending.lock().push(Step::Settle {
             id,
             ok,
@@ -134,8 +144,20 @@ impl RemoteVm {
     }
 
     /// Sends the pending steps and `steps`, serving the guest's bridge calls until the
-    /// command is done. `None` if the process died first (the VM is then lost).
+    /// command is done; calls the host refused meanwhile are rejected in a follow-up
+    /// command, as in-process they throw within the same turn. `None` if the process died
+    /// first (the VM is then lost).
     fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
+        let mut done = self.run_once(steps)?;
+        while self.refused.swap(false, Ordering::SeqCst) {
+            let started = done.started.take();
+            done = self.run_once([Step::DrainJobs])?;
+            done.started = started;
+        }
+        Some(done)
+    }
+
+    fn run_once(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
         if self.lost().is_some() {
             return None;
         }
@@ -161,6 +183,16 @@ impl RemoteVm {
         }
         loop {
             match super::wait::spin_then_recv(&self.messages).ok_or(()) {
+                Ok(FromChild::Bridge {
+                    request:
+                        BridgeRequest::Call {
+                            id,
+                            method,
+                            target,
+                            input_json,
+                        },
+                    ..
+                }) => self.call(id, &method, &target, input_json),
                 Ok(FromChild::Bridge { request, .. }) => {
                     if let Some(bridge) = self.bridge.get() {
                         if let Some(reply) = serve(bridge.as_ref(), request) {
@@ -176,6 +208,22 @@ impl RemoteVm {
                     return Some(done);
                 }
                 Err(_) => return self.lose(),
+            }
+        }
+    }
+
+    /// Starts host call `id` of the sandbox on the run's bridge.
+    fn call(&self, id: u32, method: &str, target: &str, input_json: String) {
+        let Some(bridge) = self.bridge.get() else {
+            return;
+        };
+        match bridge.call(method, target, input_json) {
+            Ok(bridge_id) => {
+                self.calls.lock().insert(bridge_id, id);
+            }
+            Err(message) => {
+                self.pending.lock().push(Step::Refuse { id, message });
+                self.refused.store(true, Ordering::SeqCst);
             }
         }
     }

@@ -56,6 +56,12 @@ pub enum Step {
     FireTimer {
         id: u32,
     },
+    /// Rejects call `id` with a plain `Error(message)`: the addon refused the call, which
+    /// in-process throws at the call site and reaches the guest as the same rejection.
+    Refuse {
+        id: u32,
+        message: String,
+    },
     DrainJobs,
     FirstUnhandled,
 }
@@ -139,7 +145,10 @@ impl From<StartFailure> for StartError {
 /// One call of the `Bridge` trait, made by the guest inside the sandbox.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum BridgeRequest {
+    /// A host call under the sandbox's own id: it is never answered, so the guest goes on
+    /// at once; a refusal comes back as [`Step::Refuse`] before the command is reported.
     Call {
+        id: u32,
         method: String,
         target: String,
         input_json: String,
@@ -195,7 +204,8 @@ impl BridgeRequest {
     pub fn wants_reply(&self) -> bool {
         !matches!(
             self,
-            BridgeRequest::Output { .. }
+            BridgeRequest::Call { .. }
+                | BridgeRequest::Output { .. }
                 | BridgeRequest::Console { .. }
                 | BridgeRequest::ClearTimer { .. }
                 | BridgeRequest::Finish { .. }
@@ -212,13 +222,18 @@ pub enum BridgeReply {
     TextOr(Result<String, String>),
 }
 
-/// Writes one frame.
+/// Writes one frame and sends it.
 pub fn write_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
+    queue_frame(out, message)?;
+    out.flush()
+}
+
+/// Writes one frame into `out`'s buffer: it goes with the next frame that is sent.
+pub fn queue_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
     let body = serde_json::to_vec(message).map_err(io::Error::other)?;
     let len = u32::try_from(body.len()).map_err(|_| io::Error::other("frame too large"))?;
     out.write_all(&len.to_le_bytes())?;
-    out.write_all(&body)?;
-    out.flush()
+    out.write_all(&body)
 }
 
 /// Reads one frame; `Ok(None)` at a clean end of stream.

@@ -1,7 +1,7 @@
 //! The guest's natives inside the sandbox: each `Bridge` call becomes a request to the
 //! addon, and calls that return something wait for its reply.
 
-use super::super::wire::{write_frame, BridgeReply, BridgeRequest, FromChild};
+use super::super::wire::{queue_frame, write_frame, BridgeReply, BridgeRequest, FromChild};
 use super::Out;
 use crate::guest::natives::Bridge;
 use crossbeam_channel::Receiver;
@@ -9,15 +9,25 @@ use crossbeam_channel::Receiver;
 /// What a call returns when the addon cannot answer (it is going away).
 const GONE: &str = "code mode sandbox lost its connection to the gateway";
 
+/// Host-call ids the sandbox assigns have this bit set, so they never meet the ids the
+/// addon assigns (yields).
+const OWN_CALL_ID: u32 = 1 << 31;
+
 pub(super) struct ProxyBridge {
     vm: u64,
     out: Out,
     replies: Receiver<BridgeReply>,
+    next_call: std::sync::atomic::AtomicU32,
 }
 
 impl ProxyBridge {
     pub(super) fn new(vm: u64, out: Out, replies: Receiver<BridgeReply>) -> Self {
-        ProxyBridge { vm, out, replies }
+        ProxyBridge {
+            vm,
+            out,
+            replies,
+            next_call: std::sync::atomic::AtomicU32::new(0),
+        }
     }
 
     fn tell(&self, request: BridgeRequest) {
@@ -26,6 +36,16 @@ impl ProxyBridge {
             request,
         };
         let _ = write_frame(&mut *self.out.lock(), &message);
+    }
+
+    /// Tells the addon how the run ends: the command's `Done` follows at once, so the two
+    /// travel in one write.
+    fn tell_with_done(&self, request: BridgeRequest) {
+        let message = FromChild::Bridge {
+            vm: self.vm,
+            request,
+        };
+        let _ = queue_frame(&mut *self.out.lock(), &message);
     }
 
     fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
@@ -52,11 +72,21 @@ impl ProxyBridge {
 
 impl Bridge for ProxyBridge {
     fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
-        self.ask_id(BridgeRequest::Call {
+        let n = self
+            .next_call
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = OWN_CALL_ID | (n & !OWN_CALL_ID);
+        self.tell(BridgeRequest::Call {
+            id,
             method: method.into(),
             target: target.into(),
             input_json,
-        })
+        });
+        Ok(id)
+    }
+
+    fn refuses_later(&self) -> bool {
+        true
     }
 
     fn output(&self, kind: u8, text: String) {
@@ -80,11 +110,11 @@ impl Bridge for ProxyBridge {
     }
 
     fn finish(&self, ok: bool, payload: String) {
-        self.tell(BridgeRequest::Finish { ok, payload });
+        self.tell_with_done(BridgeRequest::Finish { ok, payload });
     }
 
     fn fail(&self, payload: String) {
-        self.tell(BridgeRequest::Fail { payload });
+        self.tell_with_done(BridgeRequest::Fail { payload });
     }
 
     fn search(&self, query: &str, limit: u32) -> Result<String, String> {
