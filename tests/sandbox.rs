@@ -129,7 +129,12 @@ fn a_stuck_built_in_is_answered_timeout_and_its_process_killed() {
     let session = sandboxed("sb-stuck", json!({ "timeoutMs": 200 }));
     let stuck = exec(&session, "return new Array(2 ** 32 - 1).join('').length");
     assert_eq!(stuck["code"], "timeout", "{stuck}");
-    assert_eq!(exec(&session, "return 3")["value"], 3);
+    // The next cell needs a fresh process, which a loaded machine may not start within the
+    // session's 200 ms: what counts is that the session is served again.
+    assert!(
+        until(PATIENCE, || exec(&session, "return 3")["value"] == 3),
+        "the session is served by a fresh process"
+    );
 }
 
 #[test]
