@@ -641,6 +641,8 @@ const GROUPS = [
       { key: 'direct', kind: 'time', sides: OURS, name: '10. … direct `client.callTool` from Node, same round (µs/call)' },
       { key: 'plain', kind: 'time', sides: OURS, name: '10. … a plain host tool of the same shape from the guest, `await echo(…)`, same round (µs/call)' },
       { key: 'excess', kind: 'time', sides: OURS, name: '10. … MCP call − (plain host tool call + direct call), same round (µs/call; target ≤ 10)' },
+      { key: 'directOpts', kind: 'time', sides: OURS, name: '10. … direct `client.callTool` with the request options every guest MCP call passes (abort signal, progress token, run-long timeout), same round (µs/call)' },
+      { key: 'excessOpts', kind: 'time', sides: OURS, name: '10. … MCP call − (plain host tool call + direct call with those options), same round (µs/call)' },
     ],
     // One in-memory SDK server and client serve both sides, so the only difference is the
     // path from guest code through the addon to `client.callTool` and back.
@@ -677,6 +679,18 @@ const GROUPS = [
         }
         return Number(nowNs() - t) / 1e3 / n;
       };
+      // The same calls with the options the glue passes (glue/mcp.js, mcpRequestOptions):
+      // their cost is the SDK's (and the in-process server's), paid on the guest path too.
+      ctx.mcp.directOpts = async () => {
+        const t = nowNs();
+        for (let i = 0; i < n; i++) {
+          const ac = new AbortController();
+          const options = { signal: ac.signal, timeout: 0x7fffffff, resetTimeoutOnProgress: true, onprogress: () => {} };
+          const r = await client.callTool({ name: 'echo', arguments: { text: 'hi', n: i } }, undefined, options);
+          if (r.content[0].text !== `hi:${i}`) throw new CellFailure(`direct call ${i}: ${JSON.stringify(r).slice(0, 100)}`);
+        }
+        return Number(nowNs() - t) / 1e3 / n;
+      };
       // Host wall around exec: includes starting the cell (a trivial cell costs well under
       // 1 ms, under 1 µs per call at 1,000 calls).
       const cellOf = (callee) => `let ok = 0;\nfor (let i = 0; i < ${n}; i++) if ((await ${callee}({ text: "hi", n: i })).content[0].text === "hi:" + i) ok++;\nreturn ok`;
@@ -696,6 +710,7 @@ const GROUPS = [
       const direct = [];
       const guest = [];
       const plain = [];
+      const directOpts = [];
       for (let i = 0; i < reps; i++) {
         if (sideName === 'reference') {
           direct.push(await ctx.mcp.direct());
@@ -703,12 +718,12 @@ const GROUPS = [
         }
         // Paired with a direct and a plain-tool batch in the same round, rotating which goes
         // first, so the overhead is not skewed by drift between rounds.
-        const batches = [() => ctx.mcp.direct().then((x) => direct.push(x)), () => ctx.mcp.guest(sideName).then((x) => guest.push(x)), () => ctx.mcp.plain(sideName).then((x) => plain.push(x))];
+        const batches = [() => ctx.mcp.direct().then((x) => direct.push(x)), () => ctx.mcp.guest(sideName).then((x) => guest.push(x)), () => ctx.mcp.plain(sideName).then((x) => plain.push(x)), () => ctx.mcp.directOpts().then((x) => directOpts.push(x))];
         for (let k = 0; k < batches.length; k++) await batches[(i + k) % batches.length]();
       }
       if (sideName === 'reference') return { call: median(direct), detail: { directUs: direct } };
-      const [g, d, p] = [median(guest), median(direct), median(plain)];
-      return { call: g, overhead: g - d, factor: g / d, direct: d, plain: p, excess: g - p - d, detail: { guestUs: guest, directUs: direct, plainUs: plain } };
+      const [g, d, p, o] = [median(guest), median(direct), median(plain), median(directOpts)];
+      return { call: g, overhead: g - d, factor: g / d, direct: d, plain: p, excess: g - p - d, directOpts: o, excessOpts: g - p - o, detail: { guestUs: guest, directUs: direct, plainUs: plain, directOptsUs: directOpts } };
     },
     async teardown(ctx) {
       for (const s of [...Object.values(ctx.mcp?.sessions ?? {}), ...Object.values(ctx.mcp?.plainSessions ?? {})]) await s.close();
