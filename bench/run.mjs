@@ -638,6 +638,11 @@ const GROUPS = [
       { key: 'call', kind: 'time', name: `10. MCP tool call over the SDK in-memory transport, ${CFG.mcpCalls.toLocaleString('en-US')} sequential awaited calls (µs/call); ours = \`await MCP.srv.echo(…)\` in one cell, reference = direct \`client.callTool\` from Node` },
       { key: 'overhead', kind: 'time', sides: OURS, name: '10. … overhead of the guest call over the direct call, same round (µs/call)' },
       { key: 'factor', kind: 'count', sides: OURS, name: '10. … guest call time / direct call time, same round (×)' },
+      { key: 'direct', kind: 'time', sides: OURS, name: '10. … direct `client.callTool` from Node, same round (µs/call)' },
+      { key: 'plain', kind: 'time', sides: OURS, name: '10. … a plain host tool of the same shape from the guest, `await echo(…)`, same round (µs/call)' },
+      { key: 'excess', kind: 'time', sides: OURS, name: '10. … MCP call − (plain host tool call + direct call), same round (µs/call; target ≤ 10)' },
+      { key: 'directOpts', kind: 'time', sides: OURS, name: '10. … direct `client.callTool` with the request options every guest MCP call passes (abort signal, progress token, run-long timeout), same round (µs/call)' },
+      { key: 'excessOpts', kind: 'time', sides: OURS, name: '10. … MCP call − (plain host tool call + direct call with those options), same round (µs/call)' },
     ],
     // One in-memory SDK server and client serve both sides, so the only difference is the
     // path from guest code through the addon to `client.callTool` and back.
@@ -655,8 +660,16 @@ const GROUPS = [
       const { CodeModeSession } = loadAddon();
       // One session per isolation mode, both on the same client.
       const sessions = Object.fromEntries(OURS.map((s) => [s, new CodeModeSession({ sessionId: `bench-mcp-${s}`, isolation: ISOLATION[s], mcpServers: [{ name: 'srv', client }], limits: { timeoutMs: 30_000 } })]));
+      // The same call as a plain host tool (same input, same answer), the guest-side floor.
+      const echoTool = {
+        name: 'echo',
+        description: 'Echo text and n.',
+        parameters: { type: 'object', properties: { text: { type: 'string' }, n: { type: 'number' } }, required: ['text', 'n'] },
+        execute: async ({ text, n }) => ({ content: [{ type: 'text', text: `${text}:${n}` }] }),
+      };
+      const plainSessions = Object.fromEntries(OURS.map((s) => [s, new CodeModeSession({ sessionId: `bench-mcp-plain-${s}`, isolation: ISOLATION[s], tools: [echoTool], limits: { timeoutMs: 30_000 } })]));
       const n = CFG.mcpCalls;
-      ctx.mcp = { client, sessions, server, n };
+      ctx.mcp = { client, sessions, plainSessions, server, n };
       // Both sides check every answer, so neither can skip work the other does.
       ctx.mcp.direct = async () => {
         const t = nowNs();
@@ -666,43 +679,54 @@ const GROUPS = [
         }
         return Number(nowNs() - t) / 1e3 / n;
       };
+      // The same calls with the options the glue passes (glue/mcp.js, mcpRequestOptions):
+      // their cost is the SDK's (and the in-process server's), paid on the guest path too.
+      ctx.mcp.directOpts = async () => {
+        const t = nowNs();
+        for (let i = 0; i < n; i++) {
+          const ac = new AbortController();
+          const options = { signal: ac.signal, timeout: 0x7fffffff, resetTimeoutOnProgress: true, onprogress: () => {} };
+          const r = await client.callTool({ name: 'echo', arguments: { text: 'hi', n: i } }, undefined, options);
+          if (r.content[0].text !== `hi:${i}`) throw new CellFailure(`direct call ${i}: ${JSON.stringify(r).slice(0, 100)}`);
+        }
+        return Number(nowNs() - t) / 1e3 / n;
+      };
       // Host wall around exec: includes starting the cell (a trivial cell costs well under
       // 1 ms, under 1 µs per call at 1,000 calls).
-      const code = `let ok = 0;\nfor (let i = 0; i < ${n}; i++) if ((await MCP.srv.echo({ text: "hi", n: i })).content[0].text === "hi:" + i) ok++;\nreturn ok`;
-      ctx.mcp.guest = async (sideName) => {
+      const cellOf = (callee) => `let ok = 0;\nfor (let i = 0; i < ${n}; i++) if ((await ${callee}({ text: "hi", n: i })).content[0].text === "hi:" + i) ok++;\nreturn ok`;
+      const timedCell = async (session, code, what) => {
         const t = nowNs();
-        const r = await sessions[sideName].exec({ code });
+        const r = await session.exec({ code });
         const us = Number(nowNs() - t) / 1e3 / n;
-        expect(r, 'MCP cell', 'completed', (x) => (x.value === n ? null : `${x.value}/${n} calls answered as expected`));
+        expect(r, what, 'completed', (x) => (x.value === n ? null : `${x.value}/${n} calls answered as expected`));
         return us;
       };
+      ctx.mcp.guest = (sideName) => timedCell(sessions[sideName], cellOf('MCP.srv.echo'), 'MCP cell');
+      ctx.mcp.plain = (sideName) => timedCell(plainSessions[sideName], cellOf('echo'), 'plain tool cell');
       return { calls: n, reps: CFG.mcpReps };
     },
     async round(sideName, ctx, w) {
       const reps = w ? 1 : CFG.mcpReps;
       const direct = [];
       const guest = [];
+      const plain = [];
+      const directOpts = [];
       for (let i = 0; i < reps; i++) {
         if (sideName === 'reference') {
           direct.push(await ctx.mcp.direct());
           continue;
         }
-        // Paired with a direct batch in the same round, alternating which goes first, so
-        // the overhead is not skewed by drift between rounds.
-        if (i % 2 === 0) {
-          direct.push(await ctx.mcp.direct());
-          guest.push(await ctx.mcp.guest(sideName));
-        } else {
-          guest.push(await ctx.mcp.guest(sideName));
-          direct.push(await ctx.mcp.direct());
-        }
+        // Paired with a direct and a plain-tool batch in the same round, rotating which goes
+        // first, so the overhead is not skewed by drift between rounds.
+        const batches = [() => ctx.mcp.direct().then((x) => direct.push(x)), () => ctx.mcp.guest(sideName).then((x) => guest.push(x)), () => ctx.mcp.plain(sideName).then((x) => plain.push(x)), () => ctx.mcp.directOpts().then((x) => directOpts.push(x))];
+        for (let k = 0; k < batches.length; k++) await batches[(i + k) % batches.length]();
       }
       if (sideName === 'reference') return { call: median(direct), detail: { directUs: direct } };
-      const [g, d] = [median(guest), median(direct)];
-      return { call: g, overhead: g - d, factor: g / d, detail: { guestUs: guest, directUs: direct } };
+      const [g, d, p, o] = [median(guest), median(direct), median(plain), median(directOpts)];
+      return { call: g, overhead: g - d, factor: g / d, direct: d, plain: p, excess: g - p - d, directOpts: o, excessOpts: g - p - o, detail: { guestUs: guest, directUs: direct, plainUs: plain, directOptsUs: directOpts } };
     },
     async teardown(ctx) {
-      for (const s of Object.values(ctx.mcp?.sessions ?? {})) await s.close();
+      for (const s of [...Object.values(ctx.mcp?.sessions ?? {}), ...Object.values(ctx.mcp?.plainSessions ?? {})]) await s.close();
       await ctx.mcp?.client.close();
       await ctx.mcp?.server.close();
     },

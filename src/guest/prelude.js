@@ -346,7 +346,7 @@
 
   // ---- host surfaces (surfaces.js, loaded only for sessions that have any) ----
   function installSurfaces(surfaces, mcp) {
-    const kit = freeze({ O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native });
+    const kit = freeze({ O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject });
     native.loadSurfaces(kit)(surfaces, mcp);
   }
 

@@ -3,7 +3,7 @@
 // and freezes every object with a null prototype, so guest pollution cannot redirect it.
 (function (kit) {
   "use strict";
-  const { O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native } = kit;
+  const { O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject } = kit;
   const create = O.create;
   const arrayIncludes = Array.prototype.includes;
   const stringTrim = String.prototype.trim;
@@ -55,12 +55,18 @@
     define("namespaces", freeze(all));
   }
 
+  // A plain function returning the bridge promise, like catalog handles: an async wrapper
+  // would add a promise and two job turns to every call. Failures still reject.
   function mcpTool(key) {
-    return async function (input) {
-      if (arguments.length > 1 || (input !== undefined && (input === null || typeof input !== "object" || ArrayIsArray(input)))) {
-        throw new TypeErrorCtor("MCP namespace tools accept one object argument.");
+    return function (input) {
+      try {
+        if (arguments.length > 1 || (input !== undefined && (input === null || typeof input !== "object" || ArrayIsArray(input)))) {
+          throw new TypeErrorCtor("MCP namespace tools accept one object argument.");
+        }
+        return bridge("surface", key, input === undefined ? {} : input);
+      } catch (e) {
+        return apply(promiseReject, PromiseCtor, [e]);
       }
-      return bridge("surface", key, input === undefined ? {} : input);
     };
   }
 
