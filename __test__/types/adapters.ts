@@ -1,7 +1,7 @@
 // The adapters' types with each framework's own types: what a user writes to wire a
 // session into the AI SDK, the Anthropic SDK, LangChain and the OpenAI Agents SDK.
 import { generateText, tool as aiTool, type ToolSet } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import Anthropic from "@anthropic-ai/sdk";
 import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
 import { tool as lcTool } from "@langchain/core/tools";
@@ -18,7 +18,7 @@ const weather = aiTool({ description: "weather", inputSchema: z.object({ city: z
 const fromAi: ToolDefinition[] = aiSdk.catalogTools({ weather } satisfies ToolSet);
 const session = new CodeModeSession({ sessionId: "s", tools: fromAi });
 export async function aiLoop(): Promise<string> {
-  const { text } = await generateText({ model: new MockLanguageModelV3(), prompt: "p", tools: aiSdk.codeModeTools(session, { budgetChars: 4000 }) });
+  const { text } = await generateText({ model: new MockLanguageModelV4(), prompt: "p", tools: aiSdk.codeModeTools(session, { budgetChars: 4000 }) });
   return text;
 }
 
