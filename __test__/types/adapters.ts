@@ -33,6 +33,12 @@ export async function anthropicTurn(client: Anthropic): Promise<unknown> {
   return result.content;
 }
 
+// The same tools drive the SDK's tool runner.
+export async function anthropicRunner(client: Anthropic): Promise<string> {
+  const final = await client.beta.messages.toolRunner({ model: "m", max_tokens: 10, tools: anthropicTools, messages: [{ role: "user", content: "q" }], thread: false });
+  return final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
 const lc = lcTool(async ({ city }: { city: string }) => city, { name: "lc", description: "d", schema: z.object({ city: z.string() }) });
 session.addTools(langchain.catalogTools([lc]));
 export const bound = fakeModel().bindTools(langchain.codeModeTools(session));
