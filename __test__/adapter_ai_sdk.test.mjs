@@ -1,10 +1,10 @@
 // codemode-native/ai-sdk: a full AI SDK agent loop (generateText with its offline
-// MockLanguageModelV3) over the real addon: exec runs a cell that finds and calls a
+// MockLanguageModelV4) over the real addon: exec runs a cell that finds and calls a
 // catalog tool converted from an AI SDK tool, then the model answers in text.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateText, tool, stepCountIs } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { CodeModeSession } from 'codemode-native';
 import { codeModeTools, catalogTools } from 'codemode-native/ai-sdk';
@@ -27,14 +27,14 @@ test('an AI SDK agent loop runs exec over a converted catalog tool, then answers
   const weather = tool({
     description: 'Current weather of a city',
     inputSchema: z.object({ city: z.string() }),
-    execute: async ({ city }, { abortSignal, experimental_context }) => {
-      seen.push({ city, signal: abortSignal instanceof AbortSignal, context: experimental_context });
+    execute: async ({ city }, { abortSignal, context }) => {
+      seen.push({ city, signal: abortSignal instanceof AbortSignal, context });
       return { city, sky: 'sunny' };
     },
   });
   const s = session(catalogTools({ get_weather: weather }));
   const prompts = [];
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
       prompts.push(options.prompt);
       if (prompts.length === 1) {
@@ -47,7 +47,7 @@ test('an AI SDK agent loop runs exec over a converted catalog tool, then answers
   const result = await generateText({
     model,
     tools: codeModeTools(s, { budgetChars: 2000 }),
-    experimental_context: { user: 'u1' },
+    toolsContext: { exec: { user: 'u1' } },
     stopWhen: stepCountIs(5),
     prompt: 'Weather in Oslo?',
   });
@@ -107,7 +107,7 @@ test('a run parked by exec is finished by the model through the wait tool', asyn
     tools: [{ name: 'slow_report', description: 'A slow report', execute: () => new Promise((resolve) => { release = resolve; }) }],
   });
   sessions.push(s);
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: async ({ prompt }) => {
       const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content);
       if (results.length === 0) {

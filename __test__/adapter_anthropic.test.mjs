@@ -23,12 +23,13 @@ function message(content, stop_reason) {
 }
 
 // A client whose HTTP goes to `script`: each request body in, one Messages API response out.
-function scriptedClient(script) {
+function scriptedClient(script, urls = []) {
   const requests = [];
   const client = new Anthropic({
     apiKey: 'test-key',
     maxRetries: 0,
-    fetch: async (_url, init) => {
+    fetch: async (url, init) => {
+      urls.push(String(url));
       const body = JSON.parse(init.body);
       requests.push(body);
       return new Response(JSON.stringify(script(body, requests.length)), { status: 200, headers: { 'content-type': 'application/json' } });
@@ -116,4 +117,41 @@ test('a direct-only tool runs its own execute and its text result passes as it i
   assert.deepEqual(tools.map((t) => t.name), ['exec', 'wait', 'ask_user']);
   const result = await runToolUse(tools, { type: 'tool_use', id: 't3', name: 'ask_user', input: { q: 'lunch' } });
   assert.deepEqual(result, { type: 'tool_result', tool_use_id: 't3', content: 'yes to lunch' });
+});
+
+test('client.beta.messages.toolRunner runs exec and wait through their run, then answers', async () => {
+  let release;
+  const s = new CodeModeSession({
+    sessionId: 'anthropic-runner',
+    limits: { timeoutMs: 100 },
+    tools: [
+      ...catalogTools([betaZodTool({ name: 'get_weather', description: 'Current weather of a city', inputSchema: z.object({ city: z.string() }), run: async ({ city }) => `sunny in ${city}` })]),
+      { name: 'slow_report', description: 'A slow report', execute: () => new Promise((resolve) => { release = resolve; }) },
+    ],
+  });
+  sessions.push(s);
+  const tools = codeModeTools(s, { budgetChars: 2000 });
+  const urls = [];
+  const { client, requests } = scriptedClient((body) => {
+    const results = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    if (results.length === 0) {
+      const code = 'const [w] = await catalog.search("weather"); const sky = await w({ city: "Oslo" }); return { sky, report: await slow_report() };';
+      return message([{ type: 'tool_use', id: 'toolu_1', name: 'exec', input: { code } }], 'tool_use');
+    }
+    const last = JSON.parse(results.at(-1).content);
+    if (last.status === 'waiting') {
+      release({ rows: 3 });
+      return message([{ type: 'tool_use', id: `toolu_${results.length + 1}`, name: 'wait', input: { runId: last.runId } }], 'tool_use');
+    }
+    return message([{ type: 'text', text: `${last.value.sky}, ${last.value.report.rows} rows` }], 'end_turn');
+  }, urls);
+  const final = await client.beta.messages.toolRunner({ model: 'claude-test', max_tokens: 256, tools, messages: [{ role: 'user', content: 'Weather and report?' }], max_iterations: 5, thread: false });
+  assert.equal(final.content[0].text, 'sunny in Oslo, 3 rows');
+  assert.equal(requests.length, 3);
+  assert.ok(urls.every((u) => /\/v1\/messages\b/.test(u)), urls.join(' '));
+  // Every request carried exec and wait as Messages API tools (run is not sent).
+  for (const request of requests) assert.deepEqual(request.tools.map((t) => t.name), ['exec', 'wait']);
+  const results = requests[2].messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+  assert.deepEqual(results.map((r) => JSON.parse(r.content).status), ['waiting', 'completed']);
+  assert.deepEqual(results.map((r) => r.is_error), [undefined, undefined]);
 });

@@ -154,3 +154,31 @@ test('the installed tarball loads inside a worker_threads Worker', () => {
   `);
   assert.deepEqual(out, EXPECTED);
 });
+
+test('the installed package ships each adapter with its types', () => {
+  const dir = path.join(app, 'node_modules', 'codemode-native');
+  for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
+    assert.ok(fs.existsSync(path.join(dir, entry.import)), `${subpath}: ${entry.import}`);
+    assert.ok(fs.existsSync(path.join(dir, entry.types)), `${subpath}: ${entry.types}`);
+  }
+  // What the adapters import among themselves ships too.
+  for (const file of fs.readdirSync(path.join(root, 'adapters'))) {
+    assert.ok(fs.existsSync(path.join(dir, 'adapters', file)), file);
+  }
+});
+
+test('the installed platform package runs guests in its own sandbox executable', { skip: process.platform === 'win32' }, () => {
+  const binaryDir = path.join(app, 'node_modules', `codemode-native-${packed.platform}`);
+  const sandbox = path.join(binaryDir, 'codemode-sandbox');
+  assert.ok(fs.existsSync(sandbox), 'codemode-sandbox next to the .node');
+  assert.ok(fs.statSync(sandbox).mode & 0o111, 'codemode-sandbox is executable');
+  const out = runChild('process.mjs', `
+    import { CodeModeSession, codeModeRuntimeStats } from 'codemode-native';
+    const session = new CodeModeSession({ sessionId: 'pack-process', isolation: 'process', tools: [{ name: 'add', execute: ({ a, b }) => a + b }] });
+    const r = await session.exec({ code: 'return await add({ a: 2, b: 3 })' });
+    const { sandboxProcesses } = codeModeRuntimeStats();
+    await session.close();
+    console.log(JSON.stringify({ status: r.status, value: r.value, sandboxProcesses }));
+  `);
+  assert.deepEqual(out, { status: 'completed', value: 5, sandboxProcesses: 1 });
+});

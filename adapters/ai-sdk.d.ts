@@ -6,7 +6,7 @@ export interface CodeModeToolsOptions {
   budgetChars?: number;
   /** The session's own definitions, to run its direct-only tools. */
   tools?: ToolDefinition[];
-  /** Passed to every exec/wait as `context` (default: the AI SDK's `experimental_context`). */
+  /** Passed to every exec/wait as `context` (default: the tool's context, i.e. AI SDK 7's `toolsContext.exec` / `toolsContext.wait`, or AI SDK 6's `experimental_context`). */
   context?: unknown;
 }
 /** `exec`, `wait` and the direct-only tools as AI SDK tools. */

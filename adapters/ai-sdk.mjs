@@ -4,16 +4,17 @@ import { tool, jsonSchema, asSchema } from "ai";
 import { sessionTools, drain, definition, invalid } from "./shared.mjs";
 
 // { exec, wait, ...directOnly } for generateText/streamText `tools`. Each execute passes the
-// AI SDK's abortSignal (and `experimental_context`, unless options.context is set) to the
-// session and returns toModelResult(result, { budgetChars }).
+// AI SDK's abortSignal and the tool's context (AI SDK 7: `toolsContext.exec` / `.wait`,
+// AI SDK 6: `experimental_context`), unless options.context is set, to the session and
+// returns toModelResult(result, { budgetChars }).
 export function codeModeTools(session, options = {}) {
   const out = {};
   for (const t of sessionTools(session, options)) {
     out[t.name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.parameters),
-      execute: (input, { abortSignal, toolCallId, experimental_context }) =>
-        t.run(input, { signal: abortSignal, callId: toolCallId, context: options.context ?? experimental_context }),
+      execute: (input, { abortSignal, toolCallId, context, experimental_context }) =>
+        t.run(input, { signal: abortSignal, callId: toolCallId, context: options.context ?? context ?? experimental_context }),
     });
   }
   return out;
@@ -21,7 +22,8 @@ export function codeModeTools(session, options = {}) {
 
 // AI SDK tools (a record by name, as generateText takes them) as catalog ToolDefinitions.
 // The AI SDK's execute options are built from ctx: toolCallId is the call id, abortSignal
-// the call's signal, experimental_context the exec call's `context`, messages empty.
+// the call's signal, `context` (AI SDK 7) and `experimental_context` (AI SDK 6) the exec
+// call's `context`, messages empty.
 // Streaming tools are drained to their last value; a throw stays a tool error.
 export function catalogTools(tools) {
   if (tools === null || typeof tools !== "object") throw invalid("catalogTools takes a record of AI SDK tools");
@@ -32,7 +34,7 @@ export function catalogTools(tools) {
       throw invalid(`AI SDK tool ${name} has an asynchronous input schema; pass a resolved JSON Schema`);
     }
     return definition(name, t.description, schema, async (input, ctx) =>
-      drain(await t.execute(input, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, experimental_context: ctx.context })),
+      drain(await t.execute(input, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, context: ctx.context, experimental_context: ctx.context })),
     );
   });
 }

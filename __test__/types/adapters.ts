@@ -1,7 +1,7 @@
 // The adapters' types with each framework's own types: what a user writes to wire a
 // session into the AI SDK, the Anthropic SDK, LangChain and the OpenAI Agents SDK.
 import { generateText, tool as aiTool, type ToolSet } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import Anthropic from "@anthropic-ai/sdk";
 import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
 import { tool as lcTool } from "@langchain/core/tools";
@@ -18,7 +18,7 @@ const weather = aiTool({ description: "weather", inputSchema: z.object({ city: z
 const fromAi: ToolDefinition[] = aiSdk.catalogTools({ weather } satisfies ToolSet);
 const session = new CodeModeSession({ sessionId: "s", tools: fromAi });
 export async function aiLoop(): Promise<string> {
-  const { text } = await generateText({ model: new MockLanguageModelV3(), prompt: "p", tools: aiSdk.codeModeTools(session, { budgetChars: 4000 }) });
+  const { text } = await generateText({ model: new MockLanguageModelV4(), prompt: "p", tools: aiSdk.codeModeTools(session, { budgetChars: 4000 }) });
   return text;
 }
 
@@ -31,6 +31,12 @@ export async function anthropicTurn(client: Anthropic): Promise<unknown> {
   if (block === undefined || block.type !== "tool_use") return null;
   const result: anthropic.ToolResultBlock = await anthropic.runToolUse(anthropicTools, block);
   return result.content;
+}
+
+// The same tools drive the SDK's tool runner.
+export async function anthropicRunner(client: Anthropic): Promise<string> {
+  const final = await client.beta.messages.toolRunner({ model: "m", max_tokens: 10, tools: anthropicTools, messages: [{ role: "user", content: "q" }], thread: false });
+  return final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 }
 
 const lc = lcTool(async ({ city }: { city: string }) => city, { name: "lc", description: "d", schema: z.object({ city: z.string() }) });

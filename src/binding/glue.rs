@@ -40,7 +40,7 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
     Function<'a, (), ()>,
-    Function<'a, (), ()>,
+    Function<'a, (), Option<String>>,
     Function<'a, (), Option<Letter>>,
     Function<'a, (), ()>,
     Object<'a>,
@@ -107,13 +107,14 @@ pub(super) fn create_glue<'env>(
         Ok(())
     })?;
     let slot = core_slot.clone();
+    // Answers with the catalog's renamed tools (`renamed_json`), for the glue's `names` event.
     let mcp_loaded = env.create_function_from_closure("mcpLoaded", move |ctx| {
         let report: String = ctx.get(0)?;
-        if let Some(core) = slot.get().and_then(Weak::upgrade) {
+        Ok(slot.get().and_then(Weak::upgrade).map(|core| {
             let report: Value = serde_json::from_str(&report).unwrap_or(Value::Null);
             core.set_mcp(&report);
-        }
-        Ok(())
+            renamed_json(&core)
+        }))
     })?;
     let held = held.clone();
     let take =
@@ -135,6 +136,26 @@ pub(super) fn create_glue<'env>(
         watch_tool_list,
         crate::limits::glue_limits().to_string(),
     )))
+}
+
+/// The renamed tools as JSON `[{ toolName, callableName, server? }, …]`, what the glue's
+/// `reportNames` takes: host tools (as `session.names()` lists them), then MCP tools whose
+/// `MCP.<server>.<tool>` path differs from their server's or their own name.
+pub(super) fn renamed_json(core: &SessionCore) -> String {
+    let host = core
+        .renamed_tools()
+        .into_iter()
+        .map(|(tool, callable)| serde_json::json!({ "toolName": tool, "callableName": callable }));
+    let mcp = core.renamed_mcp_tools().into_iter().map(|(server, tool, path)| {
+        serde_json::json!({ "toolName": tool, "callableName": path, "server": server })
+    });
+    Value::Array(host.chain(mcp).collect()).to_string()
+}
+
+/// Hands the glue the catalog's renamed tools; it reports each new rename once through
+/// `onEvent` (a `names` event).
+pub(super) fn report_names(glue: &Object, core: &SessionCore) -> Result<()> {
+    glue_fn::<String, ()>(glue, "reportNames")?.call(renamed_json(core))
 }
 
 /// The glue's `wake()` as a weak threadsafe function: the mailbox's only way into Node.

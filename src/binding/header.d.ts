@@ -87,8 +87,16 @@ export interface NodesHost { list(ctx: ToolCallContext): MaybePromise<NodeInfo[]
 export interface SkillsHost { list(ctx: ToolCallContext): MaybePromise<Array<{ name: string; description?: string; location?: string }>>; read(name: string, relativePath: string | undefined, ctx: ToolCallContext): MaybePromise<string>; }
 export interface NamespaceDefinition { globalName: string; description?: string; prompt?: string; scope: { [key: string]: unknown }; }
 export interface SwarmHost { run(spec: JsonValue, ctx: ToolCallContext): MaybePromise<unknown>; phase?(title: string, ctx: ToolCallContext): MaybePromise<void>; log?(message: string, ctx: ToolCallContext): MaybePromise<void>; }
-/** A trajectory event streamed to `onEvent`; previews are redacted and about 512 bytes. */
+/**
+ * A trajectory event streamed to `onEvent`; previews are redacted and about 512 bytes.
+ * `names` is not part of a run: it lists tools whose name in cells differs from their own,
+ * each rename once, when it appears (construction, `addTools`, an MCP server's tools
+ * loading). Host tools (`web-search` → `web_search`, a keyword or a clash gets a suffix)
+ * are those `session.names()` lists; MCP tools carry `server` and their path
+ * (`MCP.myCrm.getUser` for `get_user` of `my-crm`).
+ */
 export type CodeModeEvent =
+  | { type: "names"; renamed: Array<{ toolName: string; callableName: string; server?: string }> }
   | { type: "run_status"; runId: string; status: "running" | "completed" | "waiting" | "failed" }
   | { type: "tool_call_start"; runId: string; callId: string; parentCallId?: string; toolName: string; callableName: string; source: string; inputPreview: string }
   | { type: "tool_call_update"; runId: string; callId: string; partial: JsonValue }
@@ -126,7 +134,7 @@ export interface CodeModeSessionOptions {
   limits?: CodeModeLimits;
   /** Credentials masked in event previews and `nestedCalls`: literals and patterns (a RegExp or Rust regex syntax). */
   redaction?: { secrets?: string[]; patterns?: Array<string | RegExp> };
-  /** Streams trajectory events of every run of this session. */
+  /** Streams trajectory events of every run of this session, and a `names` event for each batch of renamed tools. */
   onEvent?: (event: CodeModeEvent) => void;
   /** A policy hook before each tool call: may block it or rewrite its input. */
   beforeToolCall?: (call: ToolCallRequest) => MaybePromise<ToolCallDecision>;

@@ -3,7 +3,9 @@
 
 mod calls;
 
-use super::glue::{create_glue, glue_fail, glue_fn, install_redactor, wake_function, CoreSlot};
+use super::glue::{
+    create_glue, glue_fail, glue_fn, install_redactor, report_names, wake_function, CoreSlot,
+};
 use super::js_host::JsHost;
 use super::mailbox::{Held, Mailbox, RunSlot};
 use super::options::{
@@ -85,6 +87,7 @@ impl CodeModeSession {
             Err(message) => return Err(glue_fail(&glue, &message)),
         };
         let _ = core_slot.set(Arc::downgrade(&core));
+        report_names(&glue, &core)?;
         glue_fn::<bool, ()>(&glue, "startMcp")?.call(!script)?;
         let emit = if events {
             Some(Arc::new(
@@ -219,7 +222,7 @@ impl CodeModeSession {
             .get_named_property::<Function<(), ()>>("commit")?
             .call(())?;
         self.core.add_tools(specs);
-        Ok(())
+        report_names(&glue, &self.core)
     }
 
     /// `[exec, wait, ...directOnly tools]`: what the gateway sends to the model.

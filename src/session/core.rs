@@ -237,6 +237,22 @@ impl SessionCore {
             .collect()
     }
 
+    /// MCP tools whose path in cells differs from their server's and their own names:
+    /// (server name, tool name, `MCP.<server identifier>.<tool identifier>`).
+    pub fn renamed_mcp_tools(&self) -> Vec<(String, String, String)> {
+        let mcp = self.mcp.read();
+        let mut renamed = Vec::new();
+        for server in &mcp.servers {
+            for tool in &server.tools {
+                if server.identifier != server.name || tool.identifier != tool.name {
+                    let path = format!("MCP.{}.{}", server.identifier, tool.identifier);
+                    renamed.push((server.name.clone(), tool.name.clone(), path));
+                }
+            }
+        }
+        renamed
+    }
+
     pub fn telemetry(&self) -> Telemetry {
         let catalog = self.catalog.read();
         let counts = catalog.counts();

@@ -7,6 +7,8 @@
   let onEvent = null;
   // Set by Rust to the session's redaction (secrets, patterns, tokens) plus the cut.
   let redactPreview = null;
+  // "server\u0000toolName\u0000callableName" of each rename already reported by a `names` event.
+  const reported = new Set();
 
   function emit(event) {
     if (onEvent === null) return;
@@ -33,6 +35,20 @@
     },
     setRedactor(fn) {
       redactPreview = fn;
+    },
+    // The renamed tools as JSON `[{ toolName, callableName, server? }, …]` (from Rust,
+    // after construction, addTools and each MCP load): one `names` event with those not yet
+    // reported, none when every one was.
+    reportNames(renamedJson) {
+      if (onEvent === null || typeof renamedJson !== "string") return;
+      const renamed = [];
+      for (const entry of JSON.parse(renamedJson)) {
+        const key = (entry.server ?? "") + "\u0000" + entry.toolName + "\u0000" + entry.callableName;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        renamed.push(entry);
+      }
+      if (renamed.length > 0) emit({ type: "names", renamed });
     },
     // An event built by Rust (the cell's own), as JSON text.
     emitJson(eventJson) {

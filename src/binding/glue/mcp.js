@@ -3,7 +3,7 @@
 // reloads, projects results, and reloads a server on tools/list_changed.
 (function mcp(deps) {
   "use strict";
-  const { addSurface, errorText, isObject, mcpLoaded, watchToolList, limits } = deps;
+  const { addSurface, errorText, isObject, mcpLoaded, reportNames, watchToolList, limits } = deps;
   const MCP_LIST_TIMEOUT_MS = limits.mcpListTimeoutMs;
   const MAX_PAGES = limits.mcpMaxPages;
   // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
@@ -173,7 +173,9 @@
   function reportMcp() {
     if (closed || serverStates.some((state) => state.report === null)) return;
     try {
-      mcpLoaded(JSON.stringify({ servers: serverStates.map((state) => state.report) }));
+      // Rust answers with the catalog's renamed tools, reported once each through onEvent.
+      const renamed = mcpLoaded(JSON.stringify({ servers: serverStates.map((state) => state.report) }));
+      if (typeof reportNames === "function") reportNames(renamed);
     } catch (_) {
       // The session was finalised meanwhile; waiting callers must still run.
     }
