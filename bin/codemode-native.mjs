@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// The codemode-native command. `mcp` serves MCP servers as exec and wait (cli/mcp.mjs).
+import { runMcp } from "../cli/mcp.mjs";
+import { MAIN_HELP } from "../cli/help.mjs";
+
+const [command, ...rest] = process.argv.slice(2);
+let status;
+if (command === "mcp") {
+  status = await runMcp(rest);
+} else if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+  process.stdout.write(MAIN_HELP);
+  status = command === undefined ? 2 : 0;
+} else {
+  process.stderr.write(`codemode-native: unknown command ${JSON.stringify(command)}\n${MAIN_HELP}`);
+  status = 2;
+}
+// Upstream children are closed by now; nothing else should keep the process up.
+process.exit(status);
