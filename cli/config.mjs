@@ -29,7 +29,8 @@ export class ConfigError extends Error {
 }
 
 const isPlainObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-const describe = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "string" ? JSON.stringify(v) : typeof v);
+const describe = (v) =>
+  v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? JSON.stringify(v) : typeof v;
 // A config path segment: identifiers as `.name`, anything else quoted.
 const key = (base, name) => (/^[A-Za-z_$][\w$-]*$/.test(name) ? `${base}.${name}` : `${base}[${JSON.stringify(name)}]`);
 

@@ -46,6 +46,6 @@ Config file:
                Linux and macOS) or "thread".
 
 A bad config exits with status 2, naming each bad field (e.g. "mcpServers.fs.args[1]:
-expected a string, got number"). An upstream server that fails or exits is restarted with
+expected a string, got 7"). An upstream server that fails or exits is restarted with
 backoff (250 ms doubling to 30 s); meanwhile calls to it fail with an error naming it.
 `;

@@ -28,7 +28,9 @@ export function nearest(wrong, valid) {
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(lower.length / 3)) ? best : undefined;
+  if (bestDistance <= Math.max(2, Math.floor(lower.length / 3))) return best;
+  // A longer spelling of a short name (`enviroment` for `env`) is a typo too.
+  return valid.find((name) => name.length >= 3 && (lower.startsWith(name.toLowerCase()) || name.toLowerCase().startsWith(lower)));
 }
 
 /** `did you mean X?` or `expected one of: a, b, c`. */
