@@ -81,6 +81,19 @@ test('a failed program is an isError result with its code', async () => {
   assert.match(String(unknown?.message), /Unknown tool "search"/);
 });
 
+test('with a progress token, each nested call start and end reaches the client as progress', async () => {
+  const updates = [];
+  const result = await command.client.callTool({ name: 'exec', arguments: { code: 'return (await MCP.up.pid()).isError' } }, undefined, {
+    timeout: GUARD_MS,
+    onprogress: (progress) => updates.push(progress),
+  });
+  assert.equal(JSON.parse(result.content[0].text).value, false);
+  const messages = updates.map((u) => u.message);
+  assert.equal(messages[0], 'MCP.up.pid started');
+  assert.match(messages[1], /^MCP\.up\.pid ok \(\d+(\.\d+)? ms\)$/);
+  assert.deepEqual(updates.map((u) => u.progress), updates.map((_, i) => i + 1));
+});
+
 test('nested calls reach the client as progress, and cancelling the call cancels the upstream call', async () => {
   const controller = new AbortController();
   const messages = [];

@@ -2,17 +2,17 @@
 // client that sent a progress token sees each nested call as notifications/progress.
 // An exec is known by the callId it passed (its nested calls' parentCallId), a wait by its runId.
 
-/** One line for an event, or undefined for events a client does not need. */
-function describe(event) {
+/** One line for an event (`name`: the callable of its call), or undefined for events a client does not need. */
+function describe(event, name = "a tool call") {
   switch (event.type) {
     case "tool_call_start":
       return `${event.callableName} started`;
     case "tool_call_update": {
       const p = event.partial;
-      return p !== null && typeof p === "object" && typeof p.message === "string" ? p.message : "update";
+      return `${name}: ${p !== null && typeof p === "object" && typeof p.message === "string" ? p.message : "update"}`;
     }
     case "tool_call_end":
-      return `${event.callId.split(":").pop()}: ${event.status}${event.error ? ` (${event.error})` : ""} in ${event.durationMs} ms`;
+      return `${name} ${event.status}${event.error ? `: ${event.error}` : ""} (${event.durationMs} ms)`;
     case "run_status":
       return event.status === "running" ? undefined : `run ${event.status}`;
     default:
@@ -57,12 +57,8 @@ export class ProgressRouter {
     }
     if (event.type === "tool_call_start") this.callNames.set(event.callId, event.callableName);
     const entry = this.byRunId.get(event.runId);
-    let message = describe(event);
-    if (event.type === "tool_call_end") {
-      const name = this.callNames.get(event.callId);
-      this.callNames.delete(event.callId);
-      if (name !== undefined) message = `${name} ${event.status}${event.error ? `: ${event.error}` : ""} (${event.durationMs} ms)`;
-    }
+    const message = describe(event, this.callNames.get(event.callId));
+    if (event.type === "tool_call_end") this.callNames.delete(event.callId);
     if (entry === undefined || message === undefined) return;
     entry.count++;
     try {

@@ -28,14 +28,8 @@ export class Upstream {
     this.lastError = "not started";
     this.failures = 0;
     this.timer = null;
-    this.transport = null;
     this.current = null; // { client, ended, upSince } of the latest attempt
     this.client = createFacade(this);
-  }
-
-  /** The upstream's process id while a stdio server runs. */
-  get pid() {
-    return this.def.kind === "stdio" && this.live !== null ? this.transport?.pid ?? undefined : undefined;
   }
 
   start() {
@@ -58,7 +52,6 @@ export class Upstream {
     this.state = "connecting";
     const client = new Client({ name: "codemode-native", version: this.version }, { capabilities: {} });
     const transport = this.makeTransport();
-    this.transport = transport;
     const attempt = { client, ended: false, upSince: 0 };
     this.current = attempt;
     client.onclose = () => this.ended(attempt, new Error(this.def.kind === "stdio" ? "its process exited" : "the connection closed"));
@@ -131,10 +124,11 @@ export class Upstream {
     }
   }
 
+  /** Stops restarting and closes the connection, or the attempt under way (its child too). */
   async close() {
     this.state = "closed";
     clearTimeout(this.timer);
-    const client = this.live;
+    const client = this.current?.client ?? null;
     this.live = null;
     if (client !== null) await client.close().catch(() => {});
   }
