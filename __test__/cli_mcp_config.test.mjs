@@ -54,6 +54,7 @@ test('bad flags exit 2 with the nearest valid flag', () => {
   fails(['mcp'], /--config <file> is required/);
   fails(['mcp', '--config', 'x.json', '--http', 'localhost'], /--http: expected host:port/);
   fails(['frobnicate'], /unknown command "frobnicate"/);
+  fails([], /Usage: codemode-native <command>/);
 });
 
 test('--http refuses a non-loopback address unless --allow-remote, and a token variable that is not set', () => {

@@ -64,6 +64,16 @@ test('a request whose Host is not loopback is refused with 403', async () => {
   assert.equal(status, 403);
 });
 
+test('a body that is not JSON or is too large is refused with 400', async () => {
+  const post = (body) => fetch(server.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  const broken = await post('{ "jsonrpc": ');
+  assert.equal(broken.status, 400);
+  assert.match((await broken.json()).error.message, /^Parse error/);
+  const huge = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+  assert.equal(huge.status, 400);
+  assert.match((await huge.json()).error.message, /exceeds 4194304 bytes/);
+});
+
 test('programs write files and build a memory graph over HTTP', async () => {
   const { client: c } = await client();
   const file = path.join(temp.dir, 'http.txt');

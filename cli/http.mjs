@@ -27,11 +27,22 @@ function sameSecret(given, expected) {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-// The JSON body of a POST; undefined for other methods. Throws for a body that is not JSON.
+// Far above any exec input (a cell's source is at most 256 KiB), far below what hurts.
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+// The JSON body of a POST; undefined for other methods. Throws for a body that is not JSON
+// or is too large.
 async function readBody(req) {
   if (req.method !== "POST") return undefined;
   const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
+  let size = 0;
+  // A body over the limit is read to its end but not kept, so the client gets the answer
+  // instead of a reset connection.
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  }
+  if (size > MAX_BODY_BYTES) throw new Error(`the body exceeds ${MAX_BODY_BYTES} bytes`);
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 

@@ -12,6 +12,8 @@ export async function serveStdio(hub, codeMode) {
     connection.server.onclose = resolve;
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
+    // A client that went away can make writing the protocol fail (EPIPE): that ends it too.
+    process.stdout.once("error", resolve);
   });
   await connection.server.connect(transport);
   await ended;
