@@ -49,6 +49,15 @@ test('a program writes and reads files through MCP.fs', async () => {
   assert.equal(readFileSync(file, 'utf8'), 'written by code mode');
 });
 
+test('upstream tools are reachable only through MCP, with their declarations', async () => {
+  const got = await value(command.client, `
+    return { declarations: (await API.read("mcp/fs.d.ts")).content, global: typeof read_text_file, found: (await catalog.search("read file")).length };
+  `);
+  assert.match(got.declarations, /readTextFile/);
+  assert.equal(got.global, 'undefined');
+  assert.equal(got.found, 0);
+});
+
 test('a program builds a memory graph through MCP.memory', async () => {
   const graph = await value(command.client, `
     await MCP.memory.createEntities({ entities: [
