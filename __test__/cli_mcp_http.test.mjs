@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir, standardConfig, writeConfig, startHttp, connectHttp, call, value, GUARD_MS } from './_cli.mjs';
+import { tempDir, standardConfig, writeConfig, startHttp, connectHttp, connectStdio, call, value, GUARD_MS } from './_cli.mjs';
 
 const TOKEN = 'test-token-7f3a';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -126,6 +126,17 @@ test('a session the client ends is closed, and its id is no longer served', asyn
     body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
   });
   assert.equal(response.status, 404);
+});
+
+test('a remote upstream is reached by url with its headers (here: this command, behind a second one)', async () => {
+  const file = writeConfig(temp.dir, { mcpServers: { inner: { url: server.url.href, headers: auth } } }, 'chained.json');
+  const outer = await connectStdio(file);
+  try {
+    const text = await value(outer.client, 'return (await MCP.inner.exec({ code: "return 6 * 7" })).content[0].text');
+    assert.deepEqual(JSON.parse(text), { status: 'completed', value: 42 });
+  } finally {
+    await outer.client.close();
+  }
 });
 
 test('nothing is written to stdout', () => {

@@ -8,12 +8,14 @@ export function createFacade(upstream) {
   // cursor ("" for the first page) -> the last listTools answer for it
   const toolPages = new Map();
   upstream.forgetTools = () => toolPages.clear();
-  const forward = (method) => (...args) => upstream.call((client) => client[method](...args));
+  // The request options (`{ signal, … }`) come last: third for callTool, second otherwise.
+  const signalOf = (options) => (options !== null && typeof options === "object" ? options.signal : undefined);
+  const forward = (method) => (...args) => upstream.call((client) => client[method](...args), signalOf(args[method === "callTool" ? 2 : 1]));
   return {
     async listTools(params, options) {
       const cursor = params?.cursor ?? "";
       try {
-        const page = await upstream.call((client) => client.listTools(params, options));
+        const page = await upstream.call((client) => client.listTools(params, options), signalOf(options));
         toolPages.set(cursor, page);
         return page;
       } catch (error) {

@@ -100,8 +100,9 @@ export class Upstream {
   /**
    * Runs `fn(client)` on the live client, after the attempt under way if there is one;
    * an upstream that is down, or dies during the call, fails it naming the server.
+   * `signal`: the call's own, whose abort is the caller's doing, not the server's.
    */
-  async call(fn) {
+  async call(fn, signal) {
     if (this.state === "connecting") await this.connecting;
     const client = this.live;
     if (client === null) {
@@ -111,7 +112,7 @@ export class Upstream {
     try {
       return await fn(client);
     } catch (error) {
-      if (error?.name === "AbortError") throw error;
+      if (error?.name === "AbortError" || signal?.aborted) throw error;
       if (this.live !== client || error?.code === ErrorCode.ConnectionClosed) {
         throw new Error(`MCP server "${this.name}" disconnected during the call (${errorText(error)}); it is being restarted`);
       }
