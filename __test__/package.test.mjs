@@ -1,6 +1,7 @@
 // Packaging: the ESM and CommonJS entries export the same API, the package resolves
 // itself through its `exports` map, and `npm pack` produces a tarball that installs
-// offline into a fresh folder and loads with both `require` and `import`.
+// into a fresh folder (its MCP SDK dependency from npm's cache when there) and loads with
+// both `require` and `import`, and whose `codemode-native` command runs.
 //
 // The pack test mirrors the publish flow: the main tarball has no binary; the binary
 // ships in the per-platform package (npm/<platform>), packed here with the locally built
@@ -44,7 +45,10 @@ test('the package resolves itself by name through its exports map', async () => 
 });
 
 test('package.json lists the entries, the platform packages and their targets', () => {
-  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'index.d.ts', 'index.js', 'index.mjs']);
+  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.ts', 'index.js', 'index.mjs']);
+  // The command's MCP SDK must install with the package, not only in development.
+  assert.deepEqual(Object.keys(pkg.bin), ['codemode-native']);
+  assert.ok(pkg.dependencies['@modelcontextprotocol/sdk']);
   // Each adapter is a subpath export whose files exist, its framework an optional peer.
   for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
     assert.ok(fs.existsSync(path.join(root, entry.import)), subpath);
@@ -95,7 +99,9 @@ before(() => {
   app = path.join(work, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'pack-check', version: '1.0.0', private: true }));
-  run(['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, mainTgz), path.join(work, platformTgz)], app);
+  // The package's one dependency (the MCP SDK of the command) comes from npm's cache when
+  // it is there; a fresh folder has no lockfile, so npm may ask the registry to resolve it.
+  run(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, mainTgz), path.join(work, platformTgz)], app);
   packed = { mainTgz, platform, binary };
 });
 
@@ -105,9 +111,16 @@ after(() => {
 
 test('the packed main package holds the entries and no binary', () => {
   const installed = fs.readdirSync(path.join(app, 'node_modules', 'codemode-native')).sort();
-  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
+  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
   const binaryDir = path.join(app, 'node_modules', `codemode-native-${packed.platform}`);
   assert.ok(fs.existsSync(path.join(binaryDir, packed.binary)));
+});
+
+test('the installed tarball has the codemode-native command, with its dependencies', () => {
+  const bin = path.join(app, 'node_modules', '.bin', process.platform === 'win32' ? 'codemode-native.cmd' : 'codemode-native');
+  const child = spawnSync(bin, ['mcp', '--help'], { cwd: app, encoding: 'utf8', timeout: 60_000, shell: process.platform === 'win32' });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout, /^Usage: codemode-native mcp --config <file>/);
 });
 
 const PROGRAM = `

@@ -1,0 +1,87 @@
+// One MCP connection of the command: its own CodeModeSession (so parked runs belong to
+// it) behind a low-level SDK Server that serves exactly exec and wait, with the session's
+// descriptions. Closing the connection closes the session.
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProgressRouter } from "./progress.mjs";
+import { log, errorText } from "./log.mjs";
+import { native, VERSION } from "./addon.mjs";
+
+const { CodeModeSession, toModelResult } = native;
+
+/** exec/wait as MCP tools: the session's model tools with `parameters` as `inputSchema`. */
+export function mcpTools(session) {
+  return session.modelTools().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters }));
+}
+
+/** An exec/wait result as an MCP tool result: the model-ready part, as text and structured. */
+export function toolResult(result) {
+  const model = toModelResult(result);
+  return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: model.status === "failed" };
+}
+
+export class Connection {
+  /** `upstreams`: Upstream[]; `codeMode`: `{ limits, isolation }` from the config. */
+  constructor(upstreams, codeMode) {
+    this.router = new ProgressRouter();
+    this.session = new CodeModeSession({
+      sessionId: `mcp-${randomUUID()}`,
+      mcpServers: upstreams.map((u) => ({ name: u.name, client: u.client })),
+      limits: codeMode.limits,
+      ...(codeMode.isolation !== undefined ? { isolation: codeMode.isolation } : {}),
+      onEvent: (event) => this.router.event(event),
+    });
+    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      await this.session.ready();
+      return { tools: mcpTools(this.session) };
+    });
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request.params, extra));
+    this.server.onerror = (error) => log(`connection: ${errorText(error)}`);
+    this.closed = false;
+  }
+
+  async callTool(params, extra) {
+    const { name } = params;
+    const input = params.arguments ?? {};
+    if (name !== "exec" && name !== "wait") {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
+    }
+    const token = params._meta?.progressToken;
+    const notify = (message, progress) =>
+      extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {});
+    const options = { signal: extra.signal };
+    let untrack = () => {};
+    if (name === "exec") {
+      options.callId = `mcp-${randomUUID()}`;
+      if (token !== undefined) untrack = this.router.trackExec(options.callId, notify);
+    } else if (token !== undefined && typeof input.runId === "string") {
+      untrack = this.router.trackRun(input.runId.trim(), notify);
+    }
+    try {
+      const result = name === "exec" ? await this.session.exec(input, options) : await this.session.wait(input, options);
+      return toolResult(result);
+    } finally {
+      untrack();
+    }
+  }
+
+  /** An upstream's tools changed (or it came back): re-list, then tell the client. */
+  async toolsChanged() {
+    if (this.closed) return;
+    try {
+      await this.session.refreshMcp();
+      if (!this.closed) await this.server.sendToolListChanged();
+    } catch (error) {
+      if (!this.closed) log(`could not refresh the tool list: ${errorText(error)}`);
+    }
+  }
+
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    await this.session.close().catch(() => {});
+    await this.server.close().catch(() => {});
+  }
+}
