@@ -88,6 +88,9 @@ test('a server that cannot start is named in exec and does not stop the command'
     assert.deepEqual(tools.map((t) => t.name), ['exec', 'wait']);
     assert.match(tools[0].description, /Unavailable now \(their tools failed to load\): broken/);
     assert.match(await value(client, 'return (await MCP.up.pid()).content[0].text'), /^\d+$/);
+    // A call on it fails where the program makes it, catchably, naming the server.
+    const caught = await value(client, 'try { await MCP.broken.anything({}); return "no error"; } catch (e) { return e.message; }');
+    assert.match(caught, /^MCP server "broken" is unavailable: /);
     await stderr.waitFor(/broken: failed to start \(spawn .*no-such-server ENOENT\); restarting in \d+ ms/, 'the start failure');
   } finally {
     await client.close();

@@ -337,6 +337,23 @@ test("a server whose listTools fails is left out and named unavailable", async (
   assert.match(s.modelTools()[0].description, /Unavailable now \(their tools failed to load\): down\./);
   const v = await run(s, `return Object.keys(MCP);`);
   assert.deepEqual(v, ["$api", "docs"]);
+  // A call on the server that is down fails where it is made, catchably, naming the server.
+  const caught = await run(s, `const errors = [];
+    for (const call of [() => MCP.down.anyTool({}), () => MCP.down.search()]) {
+      try { await call(); } catch (e) { errors.push(e instanceof Error ? e.message : "not an Error"); }
+    }
+    const awaited = await MCP.down;
+    return { errors, awaited: typeof awaited, then: typeof MCP.down.then, docs: typeof MCP.docs.readFile };`);
+  assert.deepEqual(caught, {
+    errors: ['MCP server "down" is unavailable: connection refused', 'MCP server "down" is unavailable: connection refused'],
+    awaited: "object",
+    then: "undefined",
+    docs: "function",
+  });
+  const uncaught = await s.exec({ code: `return await MCP.down.readFile({ path: "a" });` });
+  assert.equal(uncaught.status, "failed");
+  assert.equal(uncaught.code, "guest_error");
+  assert.match(uncaught.error, /^Error: MCP server "down" is unavailable: connection refused\n    at <anonymous> \(user\.js:1:/);
   await s.close();
 });
 

@@ -18,6 +18,7 @@
   const NumberCtor = Number;
   const ArrayIsArray = Array.isArray;
   const BigIntCtor = BigInt;
+  const ProxyCtor = Proxy;
   const bigintValueOf = BigInt.prototype.valueOf;
   const bigintToString = BigInt.prototype.toString;
   const mapProto = Map.prototype;
@@ -346,7 +347,7 @@
 
   // ---- host surfaces (surfaces.js, loaded only for sessions that have any) ----
   function installSurfaces(surfaces, mcp) {
-    const kit = freeze({ O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject });
+    const kit = freeze({ O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject, ProxyCtor });
     native.loadSurfaces(kit)(surfaces, mcp);
   }
 

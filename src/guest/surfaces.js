@@ -3,7 +3,7 @@
 // and freezes every object with a null prototype, so guest pollution cannot redirect it.
 (function (kit) {
   "use strict";
-  const { O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject } = kit;
+  const { O, freeze, defineProperty, apply, parse, StringCtor, TypeErrorCtor, ErrorCtor, ArrayIsArray, arrayJoin, arrayMap, bridge, define, formatValue, native, PromiseCtor, promiseReject, ProxyCtor } = kit;
   const create = O.create;
   const arrayIncludes = Array.prototype.includes;
   const stringTrim = String.prototype.trim;
@@ -122,6 +122,21 @@
     return freeze(node);
   }
 
+  // A server that could not be listed: any tool a guest names on it is a function whose
+  // promise rejects naming the server, so the failure is catchable where the call is.
+  // `then` and symbols stay undefined so awaiting or printing the object does no harm.
+  function downServer(server) {
+    const message = 'MCP server "' + server.name + '" is unavailable: ' + server.down;
+    const fail = function () {
+      return apply(promiseReject, PromiseCtor, [new ErrorCtor(message)]);
+    };
+    return new ProxyCtor(freeze(tree()), {
+      get(target, key) {
+        return typeof key === "string" && key !== "then" ? fail : undefined;
+      },
+    });
+  }
+
   // Server objects are built on first use, like tool handles.
   function installMcp(servers) {
     if (servers === null) return;
@@ -134,11 +149,12 @@
     });
     for (const server of servers) {
       let built = null;
+      const down = typeof server.down === "string";
       const get = function () {
-        if (built === null) built = mcpServer(server);
+        if (built === null) built = down ? downServer(server) : mcpServer(server);
         return built;
       };
-      defineProperty(root, server.id, { get, enumerable: true });
+      defineProperty(root, server.id, { get, enumerable: !down });
       for (const alias of server.aliases) defineProperty(root, alias, { get, enumerable: false });
     }
     define("MCP", freeze(root));

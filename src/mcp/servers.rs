@@ -114,7 +114,40 @@ impl McpCatalog {
 
     /// The guest's view for the prelude: `[{ id, aliases, tools: [id…], toolAliases,
     /// ops: [op…] }]`; aliases map a server's own name to the identifier it stands for.
+    /// Unavailable servers follow as `{ id, aliases, name, down }`, with identifiers that
+    /// never take one a reachable server holds.
     pub fn prelude_tree(&self) -> Value {
+        let mut tree = self.reachable_tree();
+        if let Value::Array(entries) = &mut tree {
+            entries.extend(self.unavailable_tree());
+        }
+        tree
+    }
+
+    fn unavailable_tree(&self) -> Vec<Value> {
+        let mut taken: Vec<&str> = ROOT_RESERVED.to_vec();
+        for server in &self.servers {
+            taken.push(&server.identifier);
+            taken.push(&server.name);
+        }
+        let names: Vec<&str> = self.unavailable.iter().map(|(n, _)| n.as_str()).collect();
+        let ids = Identifiers::new(&taken).assign_all(&names);
+        let own = aliases(names.iter().copied().zip(ids.iter().map(String::as_str)), &taken);
+        self.unavailable
+            .iter()
+            .zip(&ids)
+            .map(|((name, reason), id)| {
+                serde_json::json!({
+                    "id": id,
+                    "aliases": own.get_key_value(name).map(|(a, _)| a).into_iter().collect::<Vec<_>>(),
+                    "name": name,
+                    "down": reason,
+                })
+            })
+            .collect()
+    }
+
+    fn reachable_tree(&self) -> Value {
         let server_aliases = aliases(
             self.servers
                 .iter()
@@ -280,6 +313,28 @@ mod tests {
         let tree = c.prelude_tree();
         assert_eq!(tree[0]["toolAliases"]["delete"], "delete2");
         assert_eq!(tree[0]["aliases"], json!([]));
+    }
+
+    #[test]
+    fn unavailable_servers_get_identifiers_no_reachable_server_holds() {
+        let c = McpCatalog::from_report(&json!({ "servers": [
+            { "name": "files", "tools": [] },
+            { "name": "files", "error": "spawn ENOENT" },
+            { "name": "git-hub", "error": "exited with code 1" },
+            { "name": "$api", "error": "refused" }
+        ]}));
+        let tree = c.prelude_tree();
+        assert_eq!(tree[0]["id"], "files");
+        assert_eq!(
+            tree[1],
+            json!({ "id": "files2", "aliases": [], "name": "files", "down": "spawn ENOENT" })
+        );
+        assert_eq!(
+            tree[2],
+            json!({ "id": "gitHub", "aliases": ["git-hub"], "name": "git-hub", "down": "exited with code 1" })
+        );
+        assert_eq!(tree[3]["id"], "$api2");
+        assert_eq!(tree[3]["aliases"], json!([]));
     }
 
     #[test]

@@ -10,7 +10,7 @@
     const events = modules.events({ limits });
     const calls = modules.invoke({ events, done, pauseBudget, resumeBudget });
     const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction });
-    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, watchToolList, limits });
+    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
     // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
     // call's abort listener on signal, removed on settling. While any is pending the

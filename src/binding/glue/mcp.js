@@ -3,7 +3,7 @@
 // reloads, projects results, and reloads a server on tools/list_changed.
 (function mcp(deps) {
   "use strict";
-  const { addSurface, errorText, isObject, mcpLoaded, reportNames, watchToolList, limits } = deps;
+  const { addSurface, errorText, isObject, listening, mcpLoaded, reportNames, watchToolList, limits } = deps;
   const MCP_LIST_TIMEOUT_MS = limits.mcpListTimeoutMs;
   const MAX_PAGES = limits.mcpMaxPages;
   // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
@@ -75,10 +75,12 @@
     return (item) => (item !== null && typeof item === "object" && typeof item[property] === "string" ? item[property] : undefined);
   }
 
-  // Request options of every MCP call the guest makes: onprogress makes the SDK send a
-  // progressToken, and each notifications/progress becomes the call's tool_call_update
-  // event, as ctx.onUpdate does for host tools.
+  // Request options of every MCP call the guest makes. When the session listens to events,
+  // onprogress makes the SDK send a progressToken and each notifications/progress becomes
+  // the call's tool_call_update event, as ctx.onUpdate does for host tools; when nobody
+  // listens, the call asks the server for no progress (and skips the SDK's handler).
   function mcpRequestOptions(ctx) {
+    if (!listening()) return { signal: ctx.signal, timeout: MCP_REQUEST_TIMEOUT_MS };
     return {
       signal: ctx.signal,
       timeout: MCP_REQUEST_TIMEOUT_MS,
