@@ -39,6 +39,7 @@ function setup(servers) {
     addSurface: calls.addSurface,
     errorText: calls.errorText,
     isObject: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+    listening: events.listening,
     mcpLoaded: (text) => {
       reports.push(JSON.parse(text));
       if (notify) notify();
