@@ -117,11 +117,9 @@ impl McpCatalog {
     /// Unavailable servers follow as `{ id, aliases, name, down }`, with identifiers that
     /// never take one a reachable server holds.
     pub fn prelude_tree(&self) -> Value {
-        let mut tree = self.reachable_tree();
-        if let Value::Array(entries) = &mut tree {
-            entries.extend(self.unavailable_tree());
-        }
-        tree
+        let mut entries = self.reachable_tree();
+        entries.extend(self.unavailable_tree());
+        Value::Array(entries)
     }
 
     fn unavailable_tree(&self) -> Vec<Value> {
@@ -132,7 +130,10 @@ impl McpCatalog {
         }
         let names: Vec<&str> = self.unavailable.iter().map(|(n, _)| n.as_str()).collect();
         let ids = Identifiers::new(&taken).assign_all(&names);
-        let own = aliases(names.iter().copied().zip(ids.iter().map(String::as_str)), &taken);
+        let own = aliases(
+            names.iter().copied().zip(ids.iter().map(String::as_str)),
+            &taken,
+        );
         self.unavailable
             .iter()
             .zip(&ids)
@@ -147,27 +148,25 @@ impl McpCatalog {
             .collect()
     }
 
-    fn reachable_tree(&self) -> Value {
+    fn reachable_tree(&self) -> Vec<Value> {
         let server_aliases = aliases(
             self.servers
                 .iter()
                 .map(|s| (s.name.as_str(), s.identifier.as_str())),
             &ROOT_RESERVED,
         );
-        Value::Array(
-            self.servers
-                .iter()
-                .map(|s| {
-                    serde_json::json!({
-                        "id": s.identifier,
-                        "aliases": server_aliases.get_key_value(&s.name).map(|(a, _)| a).into_iter().collect::<Vec<_>>(),
-                        "tools": s.tools.iter().map(|t| t.identifier.as_str()).collect::<Vec<_>>(),
-                        "toolAliases": s.tool_aliases(),
-                        "ops": s.ops.iter().map(|(op, _)| op.as_str()).collect::<Vec<_>>(),
-                    })
+        self.servers
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "id": s.identifier,
+                    "aliases": server_aliases.get_key_value(&s.name).map(|(a, _)| a).into_iter().collect::<Vec<_>>(),
+                    "tools": s.tools.iter().map(|t| t.identifier.as_str()).collect::<Vec<_>>(),
+                    "toolAliases": s.tool_aliases(),
+                    "ops": s.ops.iter().map(|(op, _)| op.as_str()).collect::<Vec<_>>(),
                 })
-                .collect(),
-        )
+            })
+            .collect()
     }
 }
 

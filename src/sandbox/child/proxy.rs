@@ -31,21 +31,20 @@ impl ProxyBridge {
     }
 
     fn tell(&self, request: BridgeRequest) {
-        let message = FromChild::Bridge {
-            vm: self.vm,
-            request,
-        };
-        let _ = write_frame(&mut *self.out.lock(), &message);
+        let _ = write_frame(&mut *self.out.lock(), &self.message(request));
     }
 
     /// Tells the addon how the run ends: the command's `Done` follows at once, so the two
     /// travel in one write.
     fn tell_with_done(&self, request: BridgeRequest) {
-        let message = FromChild::Bridge {
+        let _ = queue_frame(&mut *self.out.lock(), &self.message(request));
+    }
+
+    fn message(&self, request: BridgeRequest) -> FromChild {
+        FromChild::Bridge {
             vm: self.vm,
             request,
-        };
-        let _ = queue_frame(&mut *self.out.lock(), &message);
+        }
     }
 
     fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
