@@ -2,6 +2,7 @@
 //! pool, the timer thread, thread priority, spare VMs, the reaper and the watchdog.
 
 pub mod clock;
+pub mod cpu_clock;
 pub mod panic_probe;
 pub mod pool;
 pub mod priority;

@@ -3,6 +3,7 @@
 //! its VM; the worker stuck in it is replaced, and retires when the turn returns.
 
 use crate::runtime::clock::now_ns;
+use crate::runtime::cpu_clock;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -16,9 +17,14 @@ pub const GRACE: Duration = Duration::from_millis(500);
 /// kernel starved (guest threads run at the lowest priority) is looked at again instead.
 const STUCK_CPU_NS: u64 = 250_000_000;
 
+/// How long after its check was armed a starved turn (one that computed too little to be
+/// judged) is looked at again before its call is answered anyway: the answer must not wait
+/// on the host's load.
+const STARVED_CAP_NS: u64 = 2_000_000_000;
+
 const IDLE: u64 = 0;
 const ABANDONED: u64 = u64::MAX;
-const NO_CLOCK: i64 = i64::MIN;
+const NO_CLOCK: i64 = cpu_clock::NO_CLOCK;
 
 /// One armed check: when, and the CPU time the watched turn had used by then.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +42,9 @@ pub enum Judgement {
     Again(Arming),
     /// The turn was given up: answer its call without the VM.
     Stuck,
+    /// The turn was given up after staying starved past the cap: answer its call without
+    /// the VM; it may yet be computing (a remote one is watched on: `still_computing`).
+    Starved,
 }
 
 /// Whether a worker is inside a turn of one cell, since when, on which thread's CPU
@@ -117,13 +126,40 @@ impl TurnWatch {
         }
         if let (Some(then), Some(now)) = (arming.cpu_ns, self.turn_cpu_ns()) {
             if now.saturating_sub(then) < STUCK_CPU_NS {
-                return Judgement::Again(arming);
+                if now_ns().saturating_sub(arming.armed_ns) < STARVED_CAP_NS {
+                    return Judgement::Again(arming);
+                }
+                return if self.abandon_if_started_by(arming.armed_ns) {
+                    Judgement::Starved
+                } else {
+                    Judgement::Idle
+                };
             }
         }
         if self.abandon_if_started_by(arming.armed_ns) {
             Judgement::Stuck
         } else {
             Judgement::Idle
+        }
+    }
+
+    /// A check of a given-up turn that has not returned yet, for [`Self::still_computing`].
+    pub fn abandoned_arming(&self) -> Arming {
+        Arming {
+            armed_ns: now_ns(),
+            cpu_ns: self.turn_cpu_ns(),
+        }
+    }
+
+    /// Whether a given-up turn is still out and computed through the grace since
+    /// `arming`: `Some(true)` stuck, `Some(false)` look again, `None` it returned.
+    pub fn still_computing(&self, arming: Arming) -> Option<bool> {
+        if !self.is_abandoned() {
+            return None;
+        }
+        match (arming.cpu_ns, self.turn_cpu_ns()) {
+            (Some(then), Some(now)) => Some(now.saturating_sub(then) >= STUCK_CPU_NS),
+            _ => Some(true),
         }
     }
 
@@ -159,58 +195,6 @@ impl TurnWatch {
                 .started_ns
                 .compare_exchange(started, ABANDONED, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod cpu_clock {
-    use super::NO_CLOCK;
-
-    thread_local! {
-        static CLOCK: i64 = own_clock();
-    }
-
-    fn own_clock() -> i64 {
-        let mut clock: libc::clockid_t = 0;
-        // SAFETY: pthread_self() is this live thread; `clock` is a valid out-pointer.
-        let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
-        if status == 0 {
-            i64::from(clock)
-        } else {
-            NO_CLOCK
-        }
-    }
-
-    /// This thread's CPU-time clock.
-    pub fn current() -> i64 {
-        CLOCK.with(|clock| *clock)
-    }
-
-    pub fn read(clock: i64) -> Option<u64> {
-        let clock = libc::clockid_t::try_from(clock).ok()?;
-        let mut time = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `time` is a valid out-pointer; a clock of a thread that has exited
-        // makes the call fail, which reads as "unknown".
-        if unsafe { libc::clock_gettime(clock, &mut time) } != 0 {
-            return None;
-        }
-        let seconds = u64::try_from(time.tv_sec).ok()?;
-        let nanos = u64::try_from(time.tv_nsec).ok()?;
-        Some(seconds.saturating_mul(1_000_000_000).saturating_add(nanos))
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-mod cpu_clock {
-    pub fn current() -> i64 {
-        super::NO_CLOCK
-    }
-
-    pub fn read(_clock: i64) -> Option<u64> {
-        None
     }
 }
 
@@ -258,5 +242,34 @@ mod tests {
         }
         assert!(matches!(watch.judge(arming), Judgement::Stuck));
         assert!(watch.leave());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_turn_starved_past_the_cap_is_given_up_and_watched_until_it_returns() {
+        // The process clock starts at zero: let it pass the cap first.
+        while now_ns() <= STARVED_CAP_NS + 2 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let watch = TurnWatch::default();
+        watch.enter();
+        // A turn that began before a check armed the cap ago, with the turn's CPU clock
+        // read now: starved since.
+        let armed_ns = now_ns() - STARVED_CAP_NS;
+        watch.started_ns.store(armed_ns - 1, Ordering::SeqCst);
+        let arming = Arming {
+            armed_ns,
+            cpu_ns: watch.turn_cpu_ns(),
+        };
+        assert!(matches!(watch.judge(arming), Judgement::Starved));
+        let after = watch.abandoned_arming();
+        assert_eq!(watch.still_computing(after), Some(false));
+        let start = watch.turn_cpu_ns().unwrap_or(0);
+        while watch.turn_cpu_ns().unwrap_or(u64::MAX) < start + STUCK_CPU_NS {
+            std::hint::spin_loop();
+        }
+        assert_eq!(watch.still_computing(after), Some(true));
+        assert!(watch.leave());
+        assert_eq!(watch.still_computing(after), None);
     }
 }

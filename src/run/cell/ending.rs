@@ -48,17 +48,24 @@ impl Cell {
         match self.watch.judge(arming) {
             watchdog::Judgement::Idle => {}
             watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
-            watchdog::Judgement::Stuck => {
+            judgement @ (watchdog::Judgement::Stuck | watchdog::Judgement::Starved) => {
                 let error = if self.control.is_aborted() {
                     CodeModeError::aborted()
                 } else {
                     CodeModeError::timeout()
                 };
+                let starved = matches!(judgement, watchdog::Judgement::Starved);
                 if self.watch.is_remote() {
                     // A guest in a sandbox process ends with it. The answer goes first:
-                    // the kill wakes the turn, which would report a lost sandbox.
+                    // the kill wakes the turn, which would report a lost sandbox. A starved
+                    // one may only be slow, and its process holds the session's other runs:
+                    // it is killed only once it is seen computing.
                     self.finish(Err(error));
-                    self.watch.kill_remote();
+                    if starved {
+                        self.kill_if_computing(self.watch.abandoned_arming());
+                    } else {
+                        self.watch.kill_remote();
+                    }
                 } else {
                     // One on our worker cannot be stopped: the worker is replaced and
                     // retires when the built-in returns.
@@ -67,6 +74,25 @@ impl Cell {
                 }
             }
         }
+    }
+
+    /// Watches a remote turn given up while starved until it returns, and kills its
+    /// process once it computes through a grace period.
+    fn kill_if_computing(self: &Arc<Self>, arming: watchdog::Arming) {
+        let weak = Arc::downgrade(self);
+        // Not kept: the check ends by itself once the turn returns or the cell is gone.
+        let _check = timer::schedule(Instant::now() + watchdog::GRACE, move || {
+            let Some(cell) = weak.upgrade() else {
+                return;
+            };
+            match cell.watch.still_computing(arming) {
+                Some(true) => {
+                    cell.watch.kill_remote();
+                }
+                Some(false) => cell.kill_if_computing(arming),
+                None => {}
+            }
+        });
     }
 
     /// Ends the run: drops the VM, cancels host work, answers the waiting call (if any).
