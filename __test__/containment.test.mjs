@@ -55,6 +55,24 @@ test('stuck threads are counted (thread mode) or their sandbox processes killed 
   assert.equal(seen.stats.parkedRuns, 0, JSON.stringify(seen.stats));
 });
 
+test('a TypeScript source whose parse explodes is refused by the front-end budget, in a cell and in the helpers', () => {
+  const TOO_COMPLEX = /^code is too complex to parse: its parse ran over the front-end's memory budget/;
+  // The cell: refused long before its 60 s deadline, and its session goes on.
+  assert.equal(seen.typescriptParse.status, 'failed');
+  assert.equal(seen.typescriptParse.code, 'invalid_input');
+  assert.match(seen.typescriptParse.error, TOO_COMPLEX);
+  assert.equal(seen.afterParse, 2);
+  // transformTypeScript() says so, and the next call is served.
+  assert.match(seen.transformSlow.error, TOO_COMPLEX);
+  assert.deepEqual(seen.transformAfter, { code: 'const n = 1;\nreturn n;\n' });
+  // redactSource falls back to its text layers: the token mask still applies.
+  assert.ok(seen.redactSlow.startsWith('const API_TOKEN = "[REDACTED]"; return 1 < a<a<'), seen.redactSlow.slice(0, 80));
+  // With eight stopped helpers out, no more start: the transform says so and
+  // redactSource keeps to its text layers (a name-based mask needs the parse).
+  assert.match(seen.transformBusy.error, /^typescript transform is unavailable/);
+  assert.equal(seen.redactBusy, 'const API_TOKEN = "abc"; return 1');
+});
+
 test('a long BigInt toString does not overrun a short deadline unanswered', () => {
   assert.deepEqual(seen.bigintToString, TIMEOUT);
 });

@@ -102,6 +102,19 @@ pub mod messages {
         format!("code mode cell ran out of memory: its limit is {limit_bytes} bytes")
     }
 
+    /// `transformTypeScript()` gave up on a parse that ran over its budget.
+    pub fn parse_overran(budget: std::time::Duration) -> String {
+        format!(
+            "typescript transform did not finish within {} ms; the source is refused (simplify it: long chains of `<` make the parse slow)",
+            budget.as_millis()
+        )
+    }
+
+    /// The front-end's parse of a cell ran over its memory budget.
+    pub const SOURCE_TOO_COMPLEX: &str = "code is too complex to parse: its parse ran over the front-end's memory budget. No tools were dispatched; simplify the source (long chains of `<` make a TypeScript parse explode).";
+
+    pub const PARSE_UNAVAILABLE: &str = "typescript transform is unavailable: earlier parses that ran over their budget are still out; retry later.";
+
     pub fn language_disabled(language: &str) -> String {
         format!("code mode {language} input is disabled.")
     }

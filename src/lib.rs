@@ -36,4 +36,10 @@ pub use error::{CodeModeError, ErrorCode};
 // process's THP setting (Node's heap) is left alone. Figures: bench/README.md.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: runtime::alloc_budget::Budgeted<mimalloc::MiMalloc> =
+    runtime::alloc_budget::Budgeted(mimalloc::MiMalloc);
+// Without mimalloc (engine tests) the system allocator, still under parse budgets.
+#[cfg(not(feature = "mimalloc"))]
+#[global_allocator]
+static ALLOCATOR: runtime::alloc_budget::Budgeted<std::alloc::System> =
+    runtime::alloc_budget::Budgeted(std::alloc::System);

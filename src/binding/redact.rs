@@ -2,6 +2,7 @@
 
 use super::errors::{internal, invalid, plain_json, thrown, Code};
 use super::glue::REDACTION_GLUE;
+use crate::runtime::bounded;
 use crate::source::redact::Redactor;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -29,7 +30,14 @@ pub fn redact_source(env: Env, code: Unknown, options: Option<Unknown>) -> Resul
         None => None,
     };
     let redactor = Redactor::from_json(options.as_ref(), "options").map_err(thrown)?;
-    Ok(redactor.redact_source(&code))
+    // The literal layer parses the source: off the Node thread and within a budget, else
+    // the text layers alone, as for source that does not parse.
+    let shared = std::sync::Arc::new(code);
+    let parsed = shared.clone();
+    let literals = bounded::run(bounded::BUDGET, move || {
+        crate::source::redact::credential_literal_spans(&parsed)
+    });
+    Ok(redactor.redact_source_with(&shared, literals.ok().flatten()))
 }
 
 /// `options` with RegExp patterns as Rust regex text (`glue/redaction.js`, which the

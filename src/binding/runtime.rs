@@ -2,6 +2,7 @@
 
 use super::errors::{invalid, Code};
 use super::options::check_isolation;
+use crate::error::messages;
 use crate::limits::MAX_SUSPENDED_RUNS;
 use crate::nearest::unknown_key_message;
 use crate::run::cell;
@@ -100,7 +101,22 @@ pub fn code_mode_runtime_stats() -> Value {
     ts_return_type = "{ code: string } | { error: string; line: number; column: number }"
 )]
 pub fn transform_typescript(code: String) -> Value {
-    match crate::source::typescript::transform_typescript(&code) {
+    use crate::runtime::bounded::{self, Unfinished};
+    let transformed = bounded::run(bounded::BUDGET, move || {
+        crate::source::typescript::transform_typescript(&code)
+    });
+    let transformed = match transformed {
+        Ok(transformed) => transformed,
+        Err(unfinished) => {
+            let error = match unfinished {
+                Unfinished::Overran => messages::parse_overran(bounded::BUDGET),
+                Unfinished::Stopped => messages::SOURCE_TOO_COMPLEX.to_owned(),
+                Unfinished::Unavailable => messages::PARSE_UNAVAILABLE.to_owned(),
+            };
+            return json!({ "error": error, "line": 0, "column": 0 });
+        }
+    };
+    match transformed {
         Ok(js) => json!({ "code": js }),
         Err(SourceError::Syntax {
             line,

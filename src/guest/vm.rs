@@ -54,6 +54,8 @@ pub enum StartError {
     },
     /// The runtime itself could not be set up (allocation failure and the like).
     Runtime(String),
+    /// The source front-end refused the cell (run in a sandbox process): its message.
+    Refused(String),
 }
 
 pub struct Vm {

@@ -334,11 +334,12 @@ impl Cell {
             &source.code,
             crate::runtime::panic_probe::WORKER_MARKER,
         );
-        let prepared = crate::source::prepare(&source.code, source.language)?;
-        let js = prepared.js;
-        if let Some(map) = prepared.map {
-            let _ = self.position_map.set(map);
-        }
+        // In this process the front-end runs before a VM is taken; a sandbox process runs
+        // it itself, so a parse of hostile source never computes in the gateway.
+        let prepared = match self.owner.sandbox() {
+            None => Some(self.prepare_here(&source)?),
+            Some(_) => None,
+        };
         let limits = self.owner.limits();
         let bridge = Arc::new(CellBridge {
             book: self.book.clone(),
@@ -361,8 +362,13 @@ impl Cell {
                 None => start_error(error, self.language),
             });
         }
-        match vm.start(&js, self.language.user_file()) {
-            Ok(()) => Ok(vm),
+        match vm.start(&source.code, source.language, prepared) {
+            Ok(map) => {
+                if let Some(map) = map {
+                    let _ = self.position_map.set(map);
+                }
+                Ok(vm)
+            }
             // Out of memory while compiling or running synchronously, interrupted, or its
             // sandbox process died: the turn's verdict reports it.
             Err(_) if vm.memory_exhausted() || vm.lost().is_some() => Ok(vm),
@@ -404,6 +410,7 @@ fn start_error(error: StartError, language: Language) -> CodeModeError {
             ErrorCode::RuntimeUnavailable,
             format!("code mode runtime could not start: {detail}"),
         ),
+        StartError::Refused(message) => CodeModeError::invalid_input(message),
     }
 }
 

@@ -1,6 +1,9 @@
 //! Process-wide machinery that runs guests and knows nothing of sessions: the worker
-//! pool, the timer thread, thread priority, spare VMs, the reaper and the watchdog.
+//! pool, the timer thread, thread priority, spare VMs, the reaper, the watchdog and the
+//! budgeted parses of untrusted source for the gateway's thread.
 
+pub mod alloc_budget;
+pub mod bounded;
 pub mod clock;
 pub mod cpu_clock;
 pub mod panic_probe;

@@ -69,6 +69,21 @@ pub fn lower_current_thread() {
     GUEST_THREAD.with(|flag| flag.set(true));
 }
 
+/// Lowers another thread of this process, by kernel thread id, to guest priority; best
+/// effort, and a no-op off Linux or for an unknown id (negative).
+pub fn lower_thread(tid: i64) {
+    #[cfg(target_os = "linux")]
+    if let Ok(tid) = libc::id_t::try_from(tid) {
+        // SAFETY: `setpriority` only changes the nice value of the thread it names and
+        // returns an error code for an id that is gone.
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, tid, GUEST_THREAD_NICE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = tid;
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     #[test]

@@ -101,6 +101,21 @@ pub fn serve(executors: usize) -> i32 {
     std::process::exit(0)
 }
 
+/// The overrun hook of a command: the front-end's parse of its source ran over its memory
+/// budget. The cell is refused, and the process exits, since that thread cannot go on.
+fn refuse_and_exit(vm: u64, out: &Out) {
+    let done = Done {
+        started: Some(Err(StartFailure::TooComplex)),
+        map: None,
+        first_unhandled: None,
+        figures: Figures::default(),
+    };
+    let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm, done });
+    // SAFETY: `_exit` ends the process without running anything else; the addon reports
+    // the end to the session's other runs.
+    unsafe { libc::_exit(super::wire::EXIT_PARSE_OVERRUN) }
+}
+
 impl Guest {
     fn new(id: u64) -> Arc<Guest> {
         Arc::new(Guest {
@@ -112,6 +127,10 @@ impl Guest {
     }
 
     fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spare) {
+        let (vm, report) = (self.id, out.clone());
+        crate::runtime::alloc_budget::on_overrun_here(Box::new(move || {
+            refuse_and_exit(vm, &report)
+        }));
         let remaining = clock
             .remaining_ns
             .map_or(Duration::MAX, Duration::from_nanos);
@@ -122,6 +141,7 @@ impl Guest {
         let mut slot = self.vm.lock();
         let mut done = Done {
             started: None,
+            map: None,
             first_unhandled: None,
             figures: Figures::default(),
         };
@@ -177,8 +197,15 @@ impl Guest {
         };
         match step {
             Step::Bind { .. } => {}
-            Step::Start { js, file } => {
-                let started = vm.start(&js, &file).map_err(StartFailure::from);
+            Step::Start { code, language } => {
+                let started = match crate::source::prepare(&code, language) {
+                    Ok(prepared) => {
+                        done.map = prepared.map;
+                        vm.start(&prepared.js, language.user_file())
+                            .map_err(StartFailure::from)
+                    }
+                    Err(refused) => Err(StartFailure::Refused(refused.message)),
+                };
                 let ok = started.is_ok();
                 done.started = Some(started);
                 return ok;

@@ -5,6 +5,9 @@ use super::remote::RemoteVm;
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::source::prepare::Prepared;
+use crate::source::typescript::PositionMap;
+use crate::source::Language;
 use std::sync::Arc;
 
 pub enum VmHandle {
@@ -26,10 +29,26 @@ impl VmHandle {
         }
     }
 
-    pub fn start(&self, js: &str, file: &str) -> Result<(), StartError> {
+    /// Starts a cell and returns a TypeScript cell's position map. A sandboxed VM runs the
+    /// front-end on `code` in its process, where the watchdog can end a parse that never
+    /// ends; in this process the caller passes what it `prepared` (or it is done here).
+    pub fn start(
+        &self,
+        code: &str,
+        language: Language,
+        prepared: Option<Prepared>,
+    ) -> Result<Option<PositionMap>, StartError> {
         match self {
-            VmHandle::Thread(vm) => vm.start(js, file),
-            VmHandle::Process(vm) => vm.start(js, file),
+            VmHandle::Thread(vm) => {
+                let prepared = match prepared {
+                    Some(prepared) => prepared,
+                    None => crate::source::prepare(code, language)
+                        .map_err(|refused| StartError::Refused(refused.message))?,
+                };
+                vm.start(&prepared.js, language.user_file())?;
+                Ok(prepared.map)
+            }
+            VmHandle::Process(vm) => vm.start(code, language),
         }
     }
 

@@ -187,6 +187,9 @@ fn describe(status: std::process::ExitStatus) -> String {
             "code mode sandbox process crashed ({})",
             signal_name(signal)
         ),
+        (None, Some(super::wire::EXIT_PARSE_OVERRUN)) => {
+            "code mode sandbox process ended: a cell's source was too complex to parse".into()
+        }
         (None, Some(code)) => format!("code mode sandbox process exited with status {code}"),
         (None, None) => "code mode sandbox process ended".into(),
     }

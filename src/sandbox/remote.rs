@@ -5,10 +5,12 @@
 
 use super::process::SandboxProcess;
 use super::serve::serve;
-use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, Step, ToChild};
+use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
+use crate::source::typescript::PositionMap;
+use crate::source::Language;
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -83,18 +85,28 @@ impl RemoteVm {
         Ok(())
     }
 
-    /// Binds (if not yet), starts and runs the first jobs, in one command.
-    pub fn start(&self, js: &str, file: &str) -> Result<(), StartError> {
+    /// Binds (if not yet), runs the front-end on `code`, starts the JavaScript and runs
+    /// the first jobs, in one command; a TypeScript cell's position map comes back.
+    pub fn start(&self, code: &str, language: Language) -> Result<Option<PositionMap>, StartError> {
         let start = Step::Start {
-            js: js.to_owned(),
-            file: file.to_owned(),
+            code: code.to_owned(),
+            language,
         };
-        let started = self
-            .run([start, Step::DrainJobs])
-            .and_then(|done| done.started);
-        match started {
-            Some(started) => started.map_err(StartError::from),
-            None => Err(StartError::Runtime(
+        match self.run([start, Step::DrainJobs]) {
+            Some(Done {
+                started: Some(Err(StartFailure::TooComplex)),
+                ..
+            }) => {
+                // The process exits after this answer: no new VM may go there meanwhile.
+                self.process.kill();
+                Err(StartFailure::TooComplex.into())
+            }
+            Some(Done {
+                started: Some(started),
+                map,
+                ..
+            }) => started.map(|()| map).map_err(StartError::from),
+            _ => Err(StartError::Runtime(
                 self.lost()
                     .unwrap_or("code mode sandbox did not answer")
                     .to_owned(),
@@ -150,9 +162,9 @@ impl RemoteVm {
     fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
         let mut done = self.run_once(steps)?;
         while self.refused.swap(false, Ordering::SeqCst) {
-            let started = done.started.take();
+            let (started, map) = (done.started.take(), done.map.take());
             done = self.run_once([Step::DrainJobs])?;
-            done.started = started;
+            (done.started, done.map) = (started, map);
         }
         Some(done)
     }

@@ -2,8 +2,13 @@
 //! little-endian length, then that many bytes of JSON. Every message names its VM.
 
 use crate::guest::vm::StartError;
+use crate::source::typescript::PositionMap;
+use crate::source::Language;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
+
+/// The sandbox's exit status after a cell's parse ran over its memory budget.
+pub const EXIT_PARSE_OVERRUN: i32 = 75;
 
 /// The largest frame either side accepts: larger means a corrupt stream, not a message.
 pub const MAX_FRAME: usize = 1 << 30;
@@ -44,9 +49,11 @@ pub enum Step {
         max_stack_bytes: usize,
         config_json: String,
     },
+    /// Runs the source front-end on the cell's code and starts the JavaScript it gives:
+    /// the parse of hostile source happens here, where the watchdog can end it.
     Start {
-        js: String,
-        file: String,
+        code: String,
+        language: Language,
     },
     Settle {
         id: u32,
@@ -80,6 +87,8 @@ pub enum FromChild {
 pub struct Done {
     /// The result of the command's `Bind`/`Start` steps, if it had any.
     pub started: Option<Result<(), StartFailure>>,
+    /// A TypeScript cell's map from the started JavaScript back to its source.
+    pub map: Option<PositionMap>,
     /// The text of its `FirstUnhandled` step, if it had one.
     pub first_unhandled: Option<String>,
     pub figures: Figures,
@@ -106,6 +115,10 @@ pub enum StartFailure {
         column: u32,
     },
     Runtime(String),
+    /// The front-end refused the source: the model-facing message.
+    Refused(String),
+    /// The front-end's parse ran over its memory budget; the process exits after this.
+    TooComplex,
 }
 
 impl From<StartError> for StartFailure {
@@ -121,6 +134,7 @@ impl From<StartError> for StartFailure {
                 column,
             },
             StartError::Runtime(detail) => StartFailure::Runtime(detail),
+            StartError::Refused(message) => StartFailure::Refused(message),
         }
     }
 }
@@ -138,6 +152,10 @@ impl From<StartFailure> for StartError {
                 column,
             },
             StartFailure::Runtime(detail) => StartError::Runtime(detail),
+            StartFailure::Refused(message) => StartError::Refused(message),
+            StartFailure::TooComplex => {
+                StartError::Refused(crate::error::messages::SOURCE_TOO_COMPLEX.to_owned())
+            }
         }
     }
 }

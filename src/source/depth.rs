@@ -1,6 +1,7 @@
 //! Keeps oxc, whose parser and passes recurse once per nesting level without a limit, from
 //! overflowing a stack: front-end work runs on a stack sized for its source (`stacker`), and
-//! an AST deeper than [`MAX_DEPTH`] is refused before any pass after the parse.
+//! an AST deeper than [`MAX_DEPTH`] is refused before any pass after the parse; its memory
+//! is bounded by a per-source budget.
 
 use oxc::ast::ast::Program;
 use oxc::ast::AstKind;
@@ -17,6 +18,13 @@ pub const MAX_DEPTH: usize = 3_000;
 /// (`bench/README.md`, front-end stack).
 const STACK_PER_UNIT: usize = if cfg!(debug_assertions) { 4096 } else { 2048 };
 const STACK_BASE: usize = 1 << 20;
+
+/// Memory the front-end may hold for one source beyond what its thread held before
+/// (`runtime::alloc_budget`): far above any real source's parse, transform and print,
+/// far below what oxc's speculation on a hostile one would take.
+pub fn memory_budget(source_bytes: usize) -> usize {
+    (32 << 20) + source_bytes.min(MAX_SOURCE_BYTES).saturating_mul(256)
+}
 
 /// Runs `work` for a source of `source_bytes` on a stack that fits the deepest parse of any
 /// source that long plus passes over an AST of [`MAX_DEPTH`]: in place when the current

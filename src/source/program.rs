@@ -26,7 +26,7 @@ const MAX_DIAGNOSTIC_BYTES: usize = 300;
 const ARENA_RETAIN_BYTES: usize = 4 << 20;
 
 /// The cell's declared language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Language {
     JavaScript,
     TypeScript,
@@ -105,15 +105,18 @@ pub(crate) fn with_parsed<R>(
             limit: depth::MAX_SOURCE_BYTES,
         });
     }
-    depth::on_sized_stack(source.len(), || {
-        shielded(|| {
-            with_arena(|allocator| {
-                let parsed = parse_cell(allocator, source, language);
-                reject_unrecoverable(source, &parsed)?;
-                if let Some(offset) = depth::too_deep_at(&parsed.program) {
-                    return Err(syntax_at(source, offset, TOO_DEEP));
-                }
-                work(allocator, parsed)
+    let budget = depth::memory_budget(source.len());
+    crate::runtime::alloc_budget::with_budget(budget, || {
+        depth::on_sized_stack(source.len(), || {
+            shielded(|| {
+                with_arena(|allocator| {
+                    let parsed = parse_cell(allocator, source, language);
+                    reject_unrecoverable(source, &parsed)?;
+                    if let Some(offset) = depth::too_deep_at(&parsed.program) {
+                        return Err(syntax_at(source, offset, TOO_DEEP));
+                    }
+                    work(allocator, parsed)
+                })
             })
         })
     })

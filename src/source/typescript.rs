@@ -33,7 +33,7 @@ pub fn transform_typescript_mapped(source: &str) -> Result<(String, PositionMap)
 
 /// Printed (line, column) → original (line, column), from the printer's source map.
 /// Positions are 1-based; columns count bytes of the printed line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PositionMap {
     /// `(printed line, printed column, source line, source column)`, 0-based, sorted.
     tokens: Vec<(u32, u32, u32, u32)>,

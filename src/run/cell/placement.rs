@@ -1,14 +1,38 @@
 //! Where a cell's VM lives: a warm one in this process, or one in the session's sandbox
-//! process, whose CPU clock and kill switch the watchdog then uses for the cell's turns.
+//! process, whose CPU clock and kill switch the watchdog then uses for the cell's turns;
+//! and the front-end's run on this process's worker for a cell in thread isolation.
 
 use super::{start_error, Cell, Phase};
-use crate::error::{CodeModeError, ErrorCode};
-use crate::runtime::{panic_probe, pool, watchdog};
+use crate::error::{messages, CodeModeError, ErrorCode};
+use crate::runtime::{alloc_budget, clock, panic_probe, pool, watchdog};
 use crate::sandbox::handle::VmHandle;
 use crate::sandbox::wire::ToChild;
 use std::sync::Arc;
 
 impl Cell {
+    /// Runs the front-end on this worker. A parse over its memory budget stops the worker
+    /// for good inside it; the call is then answered at once, as for a stuck turn.
+    pub(super) fn prepare_here(
+        self: &Arc<Self>,
+        source: &super::CellSource,
+    ) -> Result<crate::source::prepare::Prepared, CodeModeError> {
+        let cell = Arc::downgrade(self);
+        alloc_budget::on_overrun_here(Box::new(move || {
+            let Some(cell) = cell.upgrade() else {
+                return;
+            };
+            if cell.watch.abandon_if_started_by(clock::now_ns()) {
+                pool::global().replace_stuck_worker();
+                cell.finish(Err(CodeModeError::invalid_input(
+                    messages::SOURCE_TOO_COMPLEX,
+                )));
+            }
+        }));
+        let prepared = crate::source::prepare(&source.code, source.language);
+        alloc_budget::clear_overrun_hook();
+        prepared
+    }
+
     /// A blank VM where the owner's isolation puts it.
     pub(super) fn new_vm(&self, code: &str) -> Result<VmHandle, CodeModeError> {
         let Some(sandbox) = self.owner.sandbox() else {

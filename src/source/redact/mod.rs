@@ -10,6 +10,7 @@ use crate::error::CodeModeError;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
+pub use literals::credential_literal_spans;
 pub use names::is_sensitive_name;
 
 /// What a masked literal or token becomes.
@@ -96,7 +97,13 @@ impl Redactor {
 
     /// `redactSource`: AST credential literals, then the text layer.
     pub fn redact_source(&self, code: &str) -> String {
-        let masked = match literals::credential_literal_spans(code) {
+        self.redact_source_with(code, literals::credential_literal_spans(code))
+    }
+
+    /// [`Self::redact_source`] with the literal layer's spans found by the caller
+    /// ([`credential_literal_spans`]); `None` for the text layers alone.
+    pub fn redact_source_with(&self, code: &str, literals: Option<Vec<(usize, usize)>>) -> String {
+        let masked = match literals {
             Some(spans) => replace_spans(code, spans),
             None => code.to_string(),
         };
