@@ -170,7 +170,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     let timers_before = codemode_native::runtime::timer::pending();
 
     // 1. close() while parked on a yield with calls and a timer pending.
-    let s = session("drop-close", json!({ "timeoutMs": 300 }), host.clone());
+    let s = session("drop-close", json!({ "timeoutMs": 10_000 }), host.clone());
     let parked = exec(&s, HOARDER);
     assert_eq!(parked["status"], "waiting", "{parked}");
     assert_eq!(s.runs().len(), 1);
@@ -180,8 +180,9 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     answer_all(&host); // late answers after close are ignored
     assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
 
-    // 2. cancelRun of a run parked on pending tools (deadline passed while idle).
-    let s = session("drop-cancel", json!({ "timeoutMs": 200 }), host.clone());
+    // 2. cancelRun of a run parked on pending tools (deadline passed while idle). The
+    // deadline leaves a busy machine time to start the cell and make the call.
+    let s = session("drop-cancel", json!({ "timeoutMs": 2000 }), host.clone());
     let parked = exec(
         &s,
         "const p = held({}); setTimeout(() => 1, 3600000); return await p",
@@ -198,13 +199,15 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     // 3. TTL expiry drops the VM on the timer thread.
     let s = session(
         "drop-expire",
-        json!({ "timeoutMs": 200, "snapshotTtlSeconds": 1 }),
+        // The run parks at its deadline with its tool call out; the deadline leaves a
+        // busy machine time to start the cell and make that call.
+        json!({ "timeoutMs": 2000, "snapshotTtlSeconds": 1 }),
         host.clone(),
     );
     let parked = exec(&s, HOARDER);
     assert_eq!(parked["status"], "waiting", "{parked}");
     assert!(
-        until(Duration::from_secs(5), || s.runs().is_empty()),
+        until(Duration::from_secs(60), || s.runs().is_empty()),
         "the run expires"
     );
     assert_eq!(wait(&s, &run_id(&parked))["code"], "invalid_input");
@@ -237,7 +240,7 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
     answer_all(&host);
 
     // 5. A wait that completes after the held calls were answered while parked.
-    let s = session("drop-complete", json!({ "timeoutMs": 300 }), host.clone());
+    let s = session("drop-complete", json!({ "timeoutMs": 1000 }), host.clone());
     let parked = exec(&s, HOARDER);
     assert_eq!(parked["status"], "waiting", "{parked}");
     answer_all(&host);
@@ -287,11 +290,11 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
 
     // 7. A session dropped without close while a run is parked: the store still owns the
     // run until it is cancelled through another handle of the same scope.
-    let s = session("drop-forgotten", json!({ "timeoutMs": 200 }), host.clone());
+    let s = session("drop-forgotten", json!({ "timeoutMs": 10_000 }), host.clone());
     let parked = exec(&s, "await yield_control('x'); return 1");
     assert_eq!(parked["status"], "waiting", "{parked}");
     drop(s);
-    let again = session("drop-forgotten", json!({ "timeoutMs": 200 }), host.clone());
+    let again = session("drop-forgotten", json!({ "timeoutMs": 10_000 }), host.clone());
     let resumed = wait(&again, &run_id(&parked));
     assert_eq!(resumed["status"], "completed", "{resumed}");
 
