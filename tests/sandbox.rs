@@ -63,6 +63,43 @@ fn a_sandboxed_cell_searches_calls_tools_and_prints_like_an_in_process_one() {
 }
 
 #[test]
+fn more_cells_than_executors_share_one_process_and_each_gets_its_own_replies() {
+    let _serial = serial();
+    let session = sandboxed("sb-many", json!({}));
+    // Each cell waits on replies (catalog reads, tool ids) while the others run, so the
+    // process's threads must keep reading for every one of them.
+    let cells: Vec<_> = (0..12)
+        .map(|i| {
+            let code = format!(
+                r#"
+                let total = 0;
+                for (let k = 0; k < 20; k++) {{
+                    const found = catalog.search("echo");
+                    text("cell {i} step " + k + " found " + found.length);
+                    const [a, b] = await Promise.all([echo({{ n: {i} }}), echo({{ n: k }})]);
+                    total += a.echo.n + b.echo.n;
+                }}
+                return total;
+                "#
+            );
+            start_exec(&session, &code).1
+        })
+        .collect();
+    for (i, result) in cells.into_iter().enumerate() {
+        let result = result.recv_timeout(PATIENCE).expect("the cell answers");
+        assert_eq!(result["status"], "completed", "cell {i}: {result}");
+        assert_eq!(result["value"], 20 * i + 190, "cell {i}: {result}");
+        let output = result["output"].to_string();
+        for k in 0..20 {
+            assert!(
+                output.contains(&format!("cell {i} step {k} found")),
+                "cell {i} printed step {k} in its own output: {output}"
+            );
+        }
+    }
+}
+
+#[test]
 fn syntax_errors_guest_throws_and_memory_limits_read_as_in_process() {
     let _serial = serial();
     let session = sandboxed("sb-errors", json!({ "memoryLimitBytes": 8 * 1024 * 1024 }));

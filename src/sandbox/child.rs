@@ -3,16 +3,18 @@
 //! of its input (the addon exited or was killed) ends the process at once.
 
 mod proxy;
+mod spares;
 
 use super::jail;
 use super::wire::{
     read_frame, write_frame, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild,
 };
 use crate::guest::control::{Control, Interrupt};
-use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::guest::vm::{Vm, VmLimits};
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use proxy::ProxyBridge;
+use spares::Spares;
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter};
 use std::sync::Arc;
@@ -40,27 +42,43 @@ pub fn serve(executors: usize) -> i32 {
     // command that will never answer.
     std::panic::set_hook(Box::new(|_| std::process::abort()));
     jail::close_inherited_fds();
-    let out: Out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
-    let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
-    let spare = Arc::new(Spare::default());
-    let executors = executors.max(1);
-    // Every thread must be fully started before the jail: thread start-up itself makes
-    // system calls the filter forbids.
-    let started = Arc::new(std::sync::Barrier::new(executors + 1));
+    let (spares, keep_house) = Spares::new();
+    let intake = Arc::new(Intake {
+        input: Mutex::new(BufReader::new(std::io::stdin())),
+        guests: Mutex::new(HashMap::new()),
+        out: Arc::new(Mutex::new(BufWriter::new(std::io::stdout()))),
+        spares,
+    });
+    // One more than may run at once, so a thread is always free to read aborts and the
+    // replies a running guest waits for, even beside a worker the addon gave up on.
+    let executors = executors.max(1) + 1;
+    // Every thread must be fully started before the jail (thread start-up itself makes
+    // system calls the filter forbids), and none may read a frame before it is closed.
+    let started = Arc::new(std::sync::Barrier::new(executors + 2));
+    let jailed = Arc::new(std::sync::Barrier::new(executors + 2));
+    let housekeeper = {
+        let (started, jailed, intake) = (started.clone(), jailed.clone(), intake.clone());
+        std::thread::Builder::new()
+            .name("codemode-sandbox-spares".into())
+            .spawn(move || {
+                started.wait();
+                jailed.wait();
+                intake.spares.ask_refill();
+                keep_house(&intake.spares);
+            })
+    };
+    if housekeeper.is_err() {
+        return 70;
+    }
     for _ in 0..executors {
-        let queue = queue.clone();
-        let out = out.clone();
-        let started = started.clone();
-        let spare = spare.clone();
+        let (started, jailed, intake) = (started.clone(), jailed.clone(), intake.clone());
         let spawned = std::thread::Builder::new()
             .name("codemode-sandbox".into())
             .stack_size(crate::runtime::pool::WORKER_STACK_BYTES)
             .spawn(move || {
                 started.wait();
-                spare.refill();
-                for (guest, clock, steps) in queue.iter() {
-                    guest.run(clock, steps, &out, &spare);
-                }
+                jailed.wait();
+                intake.execute();
             });
         if spawned.is_err() {
             return 70;
@@ -71,34 +89,72 @@ pub fn serve(executors: usize) -> i32 {
         eprintln!("codemode-sandbox: cannot lock down the process: {error}");
         return 71;
     }
-    let mut input = BufReader::new(std::io::stdin());
-    let mut guests: HashMap<u64, Arc<Guest>> = HashMap::new();
-    while let Ok(Some(message)) = read_frame::<ToChild>(&mut input) {
-        match message {
-            ToChild::Run { vm, clock, steps } => {
-                let guest = guests.entry(vm).or_insert_with(|| Guest::new(vm)).clone();
-                if jobs.send((guest, clock, steps)).is_err() {
-                    break;
-                }
-            }
-            ToChild::Reply { vm, reply } => {
-                if let Some(guest) = guests.get(&vm) {
-                    let _ = guest.replies.0.send(reply);
-                }
-            }
-            ToChild::Abort { vm } => {
-                if let Some(guest) = guests.get(&vm) {
-                    guest.control.abort();
-                }
-            }
-            ToChild::Release { vm } => {
-                guests.remove(&vm);
-            }
-            ToChild::Forbidden { call } => jail::attempt_forbidden(&call),
+    jailed.wait();
+    // The executors read and run everything; the main thread's stack is not sized for
+    // guests. The first to read the pipe's end ends the process.
+    loop {
+        std::thread::park();
+    }
+}
+
+/// The pipe from the addon and what its frames reach. Threads take turns reading it: the
+/// one that reads a command hands the pipe to the next idle thread and runs the command
+/// itself, so a command starts without waking a second thread.
+struct Intake {
+    input: Mutex<BufReader<std::io::Stdin>>,
+    guests: Mutex<HashMap<u64, Arc<Guest>>>,
+    out: Out,
+    spares: Spares,
+}
+
+impl Intake {
+    /// An executor's life: read until a command comes, run it, and again.
+    fn execute(&self) -> ! {
+        loop {
+            let (guest, clock, steps) = self.read_until_run();
+            guest.run(clock, steps, &self.out, &self.spares);
         }
     }
-    // The addon is gone: nobody can use what this process holds.
-    std::process::exit(0)
+
+    /// Reads frames, handling all but commands, until a command comes; the pipe is free
+    /// for the next reader once this returns. At the pipe's end (the addon is gone) the
+    /// process ends.
+    fn read_until_run(&self) -> Job {
+        let mut input = self.input.lock();
+        loop {
+            let Ok(Some(message)) = read_frame::<ToChild>(&mut *input) else {
+                // Nobody can use what this process holds.
+                std::process::exit(0)
+            };
+            match message {
+                ToChild::Run { vm, clock, steps } => {
+                    let guest = self
+                        .guests
+                        .lock()
+                        .entry(vm)
+                        .or_insert_with(|| Guest::new(vm))
+                        .clone();
+                    return (guest, clock, steps);
+                }
+                ToChild::Reply { vm, reply } => {
+                    if let Some(guest) = self.guests.lock().get(&vm) {
+                        let _ = guest.replies.0.send(reply);
+                    }
+                }
+                ToChild::Abort { vm } => {
+                    if let Some(guest) = self.guests.lock().get(&vm) {
+                        guest.control.abort();
+                    }
+                }
+                ToChild::Release { vm } => {
+                    if let Some(guest) = self.guests.lock().remove(&vm) {
+                        self.spares.free(Box::new(guest));
+                    }
+                }
+                ToChild::Forbidden { call } => jail::attempt_forbidden(&call),
+            }
+        }
+    }
 }
 
 /// The overrun hook of a command: the front-end's parse of its source ran over its memory
@@ -126,7 +182,7 @@ impl Guest {
         })
     }
 
-    fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spare) {
+    fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spares) {
         let (vm, report) = (self.id, out.clone());
         crate::runtime::alloc_budget::on_overrun_here(Box::new(move || {
             refuse_and_exit(vm, &report)
@@ -162,7 +218,6 @@ impl Guest {
         done.figures.interrupt = self.control.interrupt_code();
         drop(slot);
         let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm: self.id, done });
-        spare.refill();
     }
 
     /// Runs one step; false when the rest must not run (as the in-process cell would stop).
@@ -172,7 +227,7 @@ impl Guest {
         step: Step,
         done: &mut Done,
         out: &Out,
-        spare: &Spare,
+        spare: &Spares,
     ) -> bool {
         if let Step::Bind {
             memory_bytes,
@@ -225,7 +280,7 @@ impl Guest {
         limits: VmLimits,
         config_json: &str,
         out: &Out,
-        spare: &Spare,
+        spare: &Spares,
     ) -> Result<(), StartFailure> {
         let vm = spare.take().map_err(StartFailure::from)?;
         let bridge = Arc::new(ProxyBridge::new(
@@ -237,31 +292,5 @@ impl Guest {
             .map_err(StartFailure::from)?;
         *slot = Some(vm);
         Ok(())
-    }
-}
-
-/// One blank VM made ahead, as the addon's own spare VMs are: binding a cell then skips
-/// building a runtime and loading the prelude.
-#[derive(Default)]
-struct Spare(Mutex<Option<Vm>>, std::sync::atomic::AtomicBool);
-
-impl Spare {
-    fn take(&self) -> Result<Vm, StartError> {
-        match self.0.lock().take() {
-            Some(vm) => Ok(vm),
-            None => Vm::blank(),
-        }
-    }
-
-    /// Makes the next spare after a command has answered, off its critical path.
-    fn refill(&self) {
-        use std::sync::atomic::Ordering::SeqCst;
-        if self.0.lock().is_some() || self.1.swap(true, SeqCst) {
-            return;
-        }
-        if let Ok(vm) = Vm::blank() {
-            *self.0.lock() = Some(vm);
-        }
-        self.1.store(false, SeqCst);
     }
 }
