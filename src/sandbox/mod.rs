@@ -9,5 +9,4 @@ pub mod locate;
 pub mod process;
 pub mod remote;
 mod serve;
-mod wait;
 pub mod wire;

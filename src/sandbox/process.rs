@@ -1,9 +1,8 @@
-//! One sandbox process as the addon sees it: the pipe to it, a reader thread that routes
-//! its messages to the VM they name, and why it ended. Dropping the handle ends the
-//! process (its input closes, and it is killed for good measure).
+//! One sandbox process as the addon sees it: the pipe to it, a reader thread that hands
+//! each of its messages to the route of the VM it names, and why it ended. Dropping the
+//! handle ends the process (its input closes, and it is killed for good measure).
 
 use super::wire::{read_frame, write_frame, FromChild, ToChild};
-use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter};
@@ -15,10 +14,14 @@ use std::sync::{Arc, OnceLock};
 /// Sandbox processes alive (spawned and not yet reaped): for stats and leak checks.
 pub static LIVE_PROCESSES: AtomicUsize = AtomicUsize::new(0);
 
+/// What receives a VM's messages, on the reader thread; dropped when the VM is released
+/// or the process ends.
+pub type Route = Arc<dyn Fn(FromChild) + Send + Sync>;
+
 /// What the reader thread and the handle share.
 #[derive(Default)]
 struct Routes {
-    by_vm: Mutex<HashMap<u64, Sender<FromChild>>>,
+    by_vm: Mutex<HashMap<u64, Route>>,
     /// Set once the process is gone: how it ended, in words for an error message.
     death: OnceLock<String>,
 }
@@ -74,14 +77,16 @@ impl SandboxProcess {
         }))
     }
 
-    /// A new VM id and the channel its messages arrive on.
-    pub fn open_vm(&self) -> (u64, Receiver<FromChild>) {
-        let id = self.next_vm.fetch_add(1, Ordering::SeqCst);
-        let (sender, receiver) = crossbeam_channel::unbounded();
+    /// A new VM id; `open_vm` then gives it its route.
+    pub fn new_vm_id(&self) -> u64 {
+        self.next_vm.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// `route` gets VM `vm`'s messages until it is released or the process ends.
+    pub fn open_vm(&self, vm: u64, route: Route) {
         if self.death().is_none() {
-            self.routes.by_vm.lock().insert(id, sender);
+            self.routes.by_vm.lock().insert(vm, route);
         }
-        (id, receiver)
     }
 
     /// Sends one message; false if the process is gone.
@@ -150,8 +155,14 @@ fn read_until_exit(
         let vm = match &message {
             FromChild::Bridge { vm, .. } | FromChild::Done { vm, .. } => *vm,
         };
-        if let Some(route) = routes.by_vm.lock().get(&vm) {
-            let _ = route.send(message);
+        // Not under the lock: a route may call into the session, which may open a VM.
+        let route = routes.by_vm.lock().get(&vm).cloned();
+        let Some(route) = route else { continue };
+        // A panic in a route is a bug; the process is ended below, as if it had crashed,
+        // rather than left with nobody reading it.
+        let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(message)));
+        if served.is_err() {
+            break;
         }
     }
     // A process that closed its output but lives on (it should not) is ended here.

@@ -1,7 +1,7 @@
 //! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`. Binding waits
 //! for the start, host replies and timer fires wait for the next drain, so a turn costs
-//! one round trip; while a command runs, the guest's bridge calls are served here. Host
-//! calls carry the sandbox's ids and are not answered; `calls` maps the run's ids to them.
+//! one round trip. The guest's bridge calls are served as they arrive, on the process's
+//! reader thread; host calls carry the sandbox's ids, which `calls` maps the run's ids to.
 
 use super::process::SandboxProcess;
 use super::serve::serve;
@@ -11,41 +11,61 @@ use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
 use crate::source::typescript::PositionMap;
 use crate::source::Language;
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 pub struct RemoteVm {
     process: Arc<SandboxProcess>,
     id: u64,
-    messages: Receiver<FromChild>,
-    bridge: OnceLock<Arc<dyn Bridge>>,
+    link: Arc<Link>,
+    /// Each command's answer; disconnected when the process ends.
+    done: Receiver<Done>,
     control: OnceLock<Arc<Control>>,
+    /// The VM's state after the last command.
+    last: Mutex<Figures>,
+    lost: OnceLock<String>,
+}
+
+/// What the VM's turns and the reader thread serving its bridge calls share.
+struct Link {
+    vm: u64,
+    process: Weak<SandboxProcess>,
+    bridge: OnceLock<Arc<dyn Bridge>>,
     /// Steps not sent yet: they go with the next command that needs an answer.
     pending: Mutex<Vec<Step>>,
     /// The run's bridge id of each host call in flight → the sandbox's id for it.
     calls: Mutex<HashMap<u32, u32>>,
     /// Whether `pending` holds a refused call: the guest must see it in this turn.
     refused: AtomicBool,
-    /// The VM's state after the last command.
-    last: Mutex<Figures>,
-    lost: OnceLock<String>,
 }
 
 impl RemoteVm {
     pub fn new(process: Arc<SandboxProcess>) -> RemoteVm {
-        let (id, messages) = process.open_vm();
-        RemoteVm {
-            process,
-            id,
-            messages,
+        let (answers, done) = crossbeam_channel::unbounded();
+        let id = process.new_vm_id();
+        let link = Arc::new(Link {
+            vm: id,
+            process: Arc::downgrade(&process),
             bridge: OnceLock::new(),
-            control: OnceLock::new(),
             pending: Mutex::new(Vec::new()),
             calls: Mutex::new(HashMap::new()),
             refused: AtomicBool::new(false),
+        });
+        let shared = link.clone();
+        // The route alone holds the sender: the process's end disconnects `done`.
+        process.open_vm(
+            id,
+            Arc::new(move |message| shared.receive(message, &answers)),
+        );
+        RemoteVm {
+            process,
+            id,
+            link,
+            done,
+            control: OnceLock::new(),
             last: Mutex::new(Figures::default()),
             lost: OnceLock::new(),
         }
@@ -68,7 +88,7 @@ impl RemoteVm {
         bridge: Arc<dyn Bridge>,
         config_json: &str,
     ) -> Result<(), StartError> {
-        let _ = self.bridge.set(bridge);
+        let _ = self.link.bridge.set(bridge);
         let process = Arc::downgrade(&self.process);
         let id = self.id;
         control.on_abort(Box::new(move || {
@@ -77,7 +97,7 @@ impl RemoteVm {
             }
         }));
         let _ = self.control.set(control);
-        self.pending.lock().push(Step::Bind {
+        self.link.pending.lock().push(Step::Bind {
             memory_bytes: limits.memory_bytes,
             max_stack_bytes: limits.max_stack_bytes,
             config_json: config_json.to_owned(),
@@ -115,8 +135,8 @@ impl RemoteVm {
     }
 
     pub fn settle(&self, id: u32, ok: bool, payload: &str) {
-        let id = self.calls.lock().remove(&id).unwrap_or(id);
-        self.pending.lock().push(Step::Settle {
+        let id = self.link.calls.lock().remove(&id).unwrap_or(id);
+        self.link.pending.lock().push(Step::Settle {
             id,
             ok,
             payload: payload.to_owned(),
@@ -124,20 +144,20 @@ impl RemoteVm {
     }
 
     pub fn fire_timer(&self, id: u32) {
-        self.pending.lock().push(Step::FireTimer { id });
+        self.link.pending.lock().push(Step::FireTimer { id });
     }
 
     /// Runs what is pending and then the jobs; nothing pending means no jobs either (the
     /// last command drained them).
     pub fn drain_jobs(&self) {
-        if !self.pending.lock().is_empty() {
+        if !self.link.pending.lock().is_empty() {
             self.run([Step::DrainJobs]);
         }
     }
 
     pub fn first_unhandled_rejection(&self) -> Option<String> {
         let flagged = self.last.lock().has_unhandled;
-        if !flagged && self.pending.lock().is_empty() {
+        if !flagged && self.link.pending.lock().is_empty() {
             return None;
         }
         self.run([Step::FirstUnhandled])?.first_unhandled
@@ -155,13 +175,13 @@ impl RemoteVm {
         self.last.lock().peak_heap_bytes
     }
 
-    /// Sends the pending steps and `steps`, serving the guest's bridge calls until the
-    /// command is done; calls the host refused meanwhile are rejected in a follow-up
-    /// command, as in-process they throw within the same turn. `None` if the process died
-    /// first (the VM is then lost).
+    /// Sends the pending steps and `steps` and waits until the command is done (the
+    /// reader thread serves the guest's bridge calls meanwhile). Calls the host refused
+    /// are rejected in a follow-up command, as in-process they throw within the same
+    /// turn. `None` if the process died first (the VM is then lost).
     fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
         let mut done = self.run_once(steps)?;
-        while self.refused.swap(false, Ordering::SeqCst) {
+        while self.link.refused.swap(false, Ordering::SeqCst) {
             let (started, map) = (done.started.take(), done.map.take());
             done = self.run_once([Step::DrainJobs])?;
             (done.started, done.map) = (started, map);
@@ -173,7 +193,7 @@ impl RemoteVm {
         if self.lost().is_some() {
             return None;
         }
-        let mut all = std::mem::take(&mut *self.pending.lock());
+        let mut all = std::mem::take(&mut *self.link.pending.lock());
         all.extend(steps);
         let clock = self.control.get().map_or(
             Clock {
@@ -193,51 +213,14 @@ impl RemoteVm {
         if !self.process.send(&message) {
             return self.lose();
         }
-        loop {
-            match super::wait::spin_then_recv(&self.messages).ok_or(()) {
-                Ok(FromChild::Bridge {
-                    request:
-                        BridgeRequest::Call {
-                            id,
-                            method,
-                            target,
-                            input_json,
-                        },
-                    ..
-                }) => self.call(id, &method, &target, input_json),
-                Ok(FromChild::Bridge { request, .. }) => {
-                    if let Some(bridge) = self.bridge.get() {
-                        if let Some(reply) = serve(bridge.as_ref(), request) {
-                            self.process.send(&ToChild::Reply { vm: self.id, reply });
-                        }
-                    }
-                }
-                Ok(FromChild::Done { done, .. }) => {
-                    if let Some(control) = self.control.get() {
-                        control.adopt_interrupt(done.figures.interrupt);
-                    }
-                    *self.last.lock() = done.figures;
-                    return Some(done);
-                }
-                Err(_) => return self.lose(),
-            }
-        }
-    }
-
-    /// Starts host call `id` of the sandbox on the run's bridge.
-    fn call(&self, id: u32, method: &str, target: &str, input_json: String) {
-        let Some(bridge) = self.bridge.get() else {
-            return;
+        let Ok(done) = self.done.recv() else {
+            return self.lose();
         };
-        match bridge.call(method, target, input_json) {
-            Ok(bridge_id) => {
-                self.calls.lock().insert(bridge_id, id);
-            }
-            Err(message) => {
-                self.pending.lock().push(Step::Refuse { id, message });
-                self.refused.store(true, Ordering::SeqCst);
-            }
+        if let Some(control) = self.control.get() {
+            control.adopt_interrupt(done.figures.interrupt);
         }
+        *self.last.lock() = done.figures;
+        Some(done)
     }
 
     /// Marks the VM lost with its process's end; `None` for `run` to return.
@@ -248,6 +231,50 @@ impl RemoteVm {
             .unwrap_or("code mode sandbox process ended");
         let _ = self.lost.set(why.to_owned());
         None
+    }
+}
+
+impl Link {
+    /// One message from the sandbox, on the process's reader thread: bridge calls are
+    /// served here in the order the guest made them; the command's answer goes to the
+    /// turn waiting for it, after every call before it was served.
+    fn receive(&self, message: FromChild, answers: &Sender<Done>) {
+        let request = match message {
+            FromChild::Done { done, .. } => {
+                let _ = answers.send(done);
+                return;
+            }
+            FromChild::Bridge { request, .. } => request,
+        };
+        let Some(bridge) = self.bridge.get() else {
+            return;
+        };
+        if let BridgeRequest::Call {
+            id,
+            method,
+            target,
+            input_json,
+        } = request
+        {
+            self.call(bridge.as_ref(), id, &method, &target, input_json);
+        } else if let Some(reply) = serve(bridge.as_ref(), request) {
+            if let Some(process) = self.process.upgrade() {
+                process.send(&ToChild::Reply { vm: self.vm, reply });
+            }
+        }
+    }
+
+    /// Starts host call `id` of the sandbox on the run's bridge.
+    fn call(&self, bridge: &dyn Bridge, id: u32, method: &str, target: &str, input_json: String) {
+        match bridge.call(method, target, input_json) {
+            Ok(bridge_id) => {
+                self.calls.lock().insert(bridge_id, id);
+            }
+            Err(message) => {
+                self.pending.lock().push(Step::Refuse { id, message });
+                self.refused.store(true, Ordering::SeqCst);
+            }
+        }
     }
 }
 

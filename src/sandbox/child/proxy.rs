@@ -49,7 +49,7 @@ impl ProxyBridge {
 
     fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
         self.tell(request);
-        super::super::wait::spin_then_recv(&self.replies)
+        self.replies.recv().ok()
     }
 
     fn ask_text(&self, request: BridgeRequest) -> Result<String, String> {
