@@ -53,17 +53,16 @@ pub fn serve(executors: usize) -> i32 {
     // replies a running guest waits for, even beside a worker the addon gave up on.
     let executors = executors.max(1) + 1;
     // Every thread must be fully started before the jail (thread start-up itself makes
-    // system calls the filter forbids), and none may read a frame before it is closed.
+    // system calls the filter forbids), and no executor may read a frame before it is
+    // closed. The housekeeper reads none: its first spare is made while the jail closes.
     let started = Arc::new(std::sync::Barrier::new(executors + 2));
-    let jailed = Arc::new(std::sync::Barrier::new(executors + 2));
+    let jailed = Arc::new(std::sync::Barrier::new(executors + 1));
     let housekeeper = {
-        let (started, jailed, intake) = (started.clone(), jailed.clone(), intake.clone());
+        let (started, intake) = (started.clone(), intake.clone());
         std::thread::Builder::new()
             .name("codemode-sandbox-spares".into())
             .spawn(move || {
                 started.wait();
-                jailed.wait();
-                intake.spares.ask_refill();
                 keep_house(&intake.spares);
             })
     };

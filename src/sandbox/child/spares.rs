@@ -49,26 +49,28 @@ impl Spares {
         let _ = self.chores.send(Chore::Free(thing));
     }
 
-    pub(super) fn ask_refill(&self) {
+    fn ask_refill(&self) {
         if !self.refill_asked.swap(true, Ordering::SeqCst) {
             let _ = self.chores.send(Chore::Refill);
         }
     }
 
     fn keep_house(&self, queue: &Receiver<Chore>) {
+        // One to start with: a second would compete with the session's first cell.
+        self.fill_to(1);
         for chore in queue.iter() {
             match chore {
                 Chore::Free(thing) => drop(thing),
                 Chore::Refill => {
                     self.refill_asked.store(false, Ordering::SeqCst);
-                    self.refill();
+                    self.fill_to(TARGET);
                 }
             }
         }
     }
 
-    fn refill(&self) {
-        while self.ready.lock().len() < TARGET {
+    fn fill_to(&self, count: usize) {
+        while self.ready.lock().len() < count {
             match Vm::blank() {
                 Ok(vm) => self.ready.lock().push(vm),
                 Err(_) => return,
