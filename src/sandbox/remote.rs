@@ -19,7 +19,6 @@ use std::sync::{Arc, OnceLock, Weak};
 
 pub struct RemoteVm {
     process: Arc<SandboxProcess>,
-    id: u64,
     link: Arc<Link>,
     /// Each command's answer; disconnected when the process ends.
     done: Receiver<Done>,
@@ -62,7 +61,6 @@ impl RemoteVm {
         );
         RemoteVm {
             process,
-            id,
             link,
             done,
             control: OnceLock::new(),
@@ -90,7 +88,7 @@ impl RemoteVm {
     ) -> Result<(), StartError> {
         let _ = self.link.bridge.set(bridge);
         let process = Arc::downgrade(&self.process);
-        let id = self.id;
+        let id = self.link.vm;
         control.on_abort(Box::new(move || {
             if let Some(process) = process.upgrade() {
                 process.send(&ToChild::Abort { vm: id });
@@ -206,7 +204,7 @@ impl RemoteVm {
             },
         );
         let message = ToChild::Run {
-            vm: self.id,
+            vm: self.link.vm,
             clock,
             steps: all,
         };
@@ -280,6 +278,6 @@ impl Link {
 
 impl Drop for RemoteVm {
     fn drop(&mut self) {
-        self.process.release_vm(self.id);
+        self.process.release_vm(self.link.vm);
     }
 }
