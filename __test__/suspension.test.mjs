@@ -452,18 +452,24 @@ test('close() during an active wait makes that wait return aborted', async () =>
 });
 
 test('a waiting result still on its way when close() is called settles as aborted', async () => {
-  const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
+  const sessionId = `close-parking-${process.pid}`;
+  const s = makeSession({ sessionId, limits: { timeoutMs: 100 }, tools: [neverTool()] });
   const pending = s.exec({ code: 'text("before"); return await never()' });
   // Hold the Node thread until the run has parked: its waiting result is then queued for
   // this thread, which cannot take it before close() runs. (The cap only guards a hang.)
   const until = Date.now() + 60_000;
   while (s.runs().length === 0 && Date.now() < until);
-  assert.equal(s.runs().length, 1, 'the run parked');
+  const parked = s.runs();
+  assert.equal(parked.length, 1, 'the run parked');
   await s.close();
   const r = await pending;
   assertFailed(r, 'aborted', ABORTED);
   assert.equal(r.runId, undefined);
   assert.deepEqual(r.output, [{ type: 'text', text: 'before' }]);
+  // The turn may still be parking when close() comes: the run must not stay in the store.
+  const sibling = makeSession({ sessionId });
+  assert.deepEqual(sibling.runs(), []);
+  assertFailed(await sibling.wait({ runId: parked[0].runId }), 'invalid_input', UNAVAILABLE);
 });
 
 test('runs() describes parked runs and cancelRun() drops one once', async () => {

@@ -366,6 +366,9 @@ impl SessionCore {
         if bytes > self.limits.max_snapshot_bytes {
             return Err(store::snapshot_limit());
         }
+        if self.is_closed() {
+            return Err(CodeModeError::aborted());
+        }
         let epoch = store::global().park(cell, &self.scope, reason, bytes, pending)?;
         let run_id = cell.run_id.clone();
         let ttl = Duration::from_secs(self.limits.snapshot_ttl_seconds);
@@ -413,9 +416,10 @@ impl SessionCore {
         }
         let cells: Vec<Arc<Cell>> = self.cells.lock().drain().map(|(_, cell)| cell).collect();
         for cell in cells {
-            if cell.is_running() {
-                cell.push(Event::Abort);
-            } else {
+            // Abort first, then look: a turn parking the cell either sees the abort and
+            // finishes it, or stopped running before the abort, and the cell is dropped here.
+            cell.push(Event::Abort);
+            if !cell.is_running() {
                 store::global().remove(&cell.run_id);
                 cell.finish(Err(CodeModeError::aborted()));
             }

@@ -169,12 +169,22 @@ impl Cell {
             self.owner.forget(&self.run_id);
             return;
         }
-        let (responder, metrics) = {
+        let parked = {
             let _state = self.state.lock();
             let _gate = self.call_gate.lock();
             self.running.store(false, Ordering::SeqCst);
-            let mut call = self.call.lock();
-            (call.responder.take(), call.metrics.clone())
+            // An abort (a close, a signal) from here on finds the cell not running and
+            // drops it from the store itself; one before this point is ours to honour.
+            if self.control.is_aborted() {
+                None
+            } else {
+                let mut call = self.call.lock();
+                Some((call.responder.take(), call.metrics.clone()))
+            }
+        };
+        let Some((responder, metrics)) = parked else {
+            self.finish(Err(CodeModeError::aborted()));
+            return;
         };
         self.cancel_deadline();
         if let Some(responder) = responder {
