@@ -1,63 +1,107 @@
-//! Warm VMs: a housekeeping thread keeps a few blank runtimes (context, natives, prelude;
-//! no user code, no session) ready so a new cell skips creating one. A warm VM is bound
-//! to exactly one cell and dropped with it, never reused; at most one refill is pending.
+//! Spare VMs: a housekeeping thread keeps blank runtimes (context, natives, prelude; no
+//! user code, no session) ready so a new cell skips creating one, and frees what it is
+//! handed. A spare is bound to exactly one cell and dropped with it, never reused.
 
 use crate::guest::vm::{StartError, Vm};
-use crossbeam_channel::{unbounded, Sender};
+use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-/// Blank VMs kept ready (a blank VM is about 200 KB).
-const TARGET: usize = 4;
+/// Blank VMs the addon keeps ready (a blank VM is about 200 KB).
+const ADDON_TARGET: usize = 4;
 
-static WARM: Mutex<Vec<Vm>> = Mutex::new(Vec::new());
-static REFILL_REQUESTED: AtomicBool = AtomicBool::new(false);
+enum Chore {
+    Refill,
+    Free(Box<dyn Send>),
+}
 
-fn housekeeper() -> Option<&'static Sender<()>> {
-    static SENDER: OnceLock<Option<Sender<()>>> = OnceLock::new();
-    SENDER
-        .get_or_init(|| {
-            let (sender, receiver) = unbounded::<()>();
-            let spawned = crate::runtime::pool::spawn_guest_thread(
-                "codemode-housekeeping".into(),
-                move || {
-                    while receiver.recv().is_ok() {
-                        REFILL_REQUESTED.store(false, Ordering::SeqCst);
-                        let _ = std::panic::catch_unwind(refill);
-                    }
-                },
-            );
-            spawned.ok().map(|_| sender)
+pub struct Spares {
+    ready: Mutex<Vec<Vm>>,
+    chores: Sender<Chore>,
+    refill_asked: AtomicBool,
+    target: usize,
+}
+
+impl Spares {
+    /// The spares and their housekeeping loop, for a thread of its own: it makes `first`
+    /// VMs, then fills to `target` after each take and frees what `free` hands it.
+    pub fn new(target: usize, first: usize) -> (Spares, impl FnOnce(&Spares)) {
+        let (chores, queue) = crossbeam_channel::unbounded();
+        let spares = Spares {
+            ready: Mutex::new(Vec::new()),
+            chores,
+            refill_asked: AtomicBool::new(false),
+            target,
+        };
+        (spares, move |spares: &Spares| {
+            spares.keep_house(first, &queue)
         })
-        .as_ref()
-}
+    }
 
-fn refill() {
-    while WARM.lock().len() < TARGET {
-        match Vm::blank() {
-            Ok(vm) => WARM.lock().push(vm),
-            Err(_) => return,
+    /// A blank VM: a ready one if any, else one made now.
+    pub fn take(&self) -> Result<Vm, StartError> {
+        let ready = self.ready.lock().pop();
+        if !self.refill_asked.swap(true, Ordering::SeqCst) {
+            let _ = self.chores.send(Chore::Refill);
         }
-        crate::runtime::priority::offer_core();
+        match ready {
+            Some(vm) => Ok(vm),
+            None => Vm::blank(),
+        }
+    }
+
+    /// Frees `thing` (a released VM) on the housekeeper.
+    pub fn free(&self, thing: Box<dyn Send>) {
+        // Only fails when the housekeeper is gone, and then dropping here is all we can do.
+        let _ = self.chores.send(Chore::Free(thing));
+    }
+
+    fn keep_house(&self, first: usize, queue: &Receiver<Chore>) {
+        self.fill_to(first);
+        for chore in queue.iter() {
+            // A panic while building or freeing one VM must not end the housekeeping.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match chore {
+                Chore::Free(thing) => drop(thing),
+                Chore::Refill => {
+                    self.refill_asked.store(false, Ordering::SeqCst);
+                    self.fill_to(self.target);
+                }
+            }));
+            crate::runtime::priority::offer_core();
+        }
+    }
+
+    fn fill_to(&self, count: usize) {
+        while self.ready.lock().len() < count {
+            match Vm::blank() {
+                Ok(vm) => self.ready.lock().push(vm),
+                Err(_) => return,
+            }
+            crate::runtime::priority::offer_core();
+        }
     }
 }
 
-fn request_refill() {
-    if !REFILL_REQUESTED.swap(true, Ordering::SeqCst) {
-        let sent = housekeeper().is_some_and(|sender| sender.send(()).is_ok());
-        if !sent {
-            REFILL_REQUESTED.store(false, Ordering::SeqCst);
-        }
-    }
-}
-
-/// A blank VM: a warm one if any (asking for a refill), else a new one.
+/// A blank VM for a cell of this process: from the addon's spares, whose housekeeper
+/// starts on first use, or made now if that thread could not start.
 pub fn take() -> Result<Vm, StartError> {
-    let warm = WARM.lock().pop();
-    request_refill();
-    match warm {
-        Some(vm) => Ok(vm),
+    match addon_spares() {
+        Some(spares) => spares.take(),
         None => Vm::blank(),
     }
+}
+
+fn addon_spares() -> Option<&'static Spares> {
+    static SPARES: OnceLock<Option<&'static Spares>> = OnceLock::new();
+    *SPARES.get_or_init(|| {
+        let (spares, keep_house) = Spares::new(ADDON_TARGET, ADDON_TARGET);
+        // Lives as long as the process, as its housekeeper does.
+        let spares: &'static Spares = Box::leak(Box::new(spares));
+        let spawned =
+            crate::runtime::pool::spawn_guest_thread("codemode-housekeeping".into(), move || {
+                keep_house(spares)
+            });
+        spawned.ok().map(|()| spares)
+    })
 }

@@ -3,7 +3,6 @@
 //! of its input (the addon exited or was killed) ends the process at once.
 
 mod proxy;
-mod spares;
 
 use super::jail;
 use super::wire::{
@@ -11,10 +10,10 @@ use super::wire::{
 };
 use crate::guest::control::{Control, Interrupt};
 use crate::guest::vm::{Vm, VmLimits};
+use crate::runtime::spare_vms::Spares;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use proxy::ProxyBridge;
-use spares::Spares;
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter};
 use std::sync::Arc;
@@ -42,7 +41,9 @@ pub fn serve(executors: usize) -> i32 {
     // command that will never answer.
     std::panic::set_hook(Box::new(|_| std::process::abort()));
     jail::close_inherited_fds();
-    let (spares, keep_house) = Spares::new();
+    // One spare at start (a second would compete with the session's first cell), two
+    // after: enough for the cells a session starts back to back.
+    let (spares, keep_house) = Spares::new(2, 1);
     let intake = Arc::new(Intake {
         input: Mutex::new(BufReader::new(std::io::stdin())),
         guests: Mutex::new(HashMap::new()),
