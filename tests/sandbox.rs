@@ -17,11 +17,17 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-const PATIENCE: Duration = Duration::from_secs(60);
+// Longer than any cell budget here, so a slow cell answers with its status first.
+const PATIENCE: Duration = Duration::from_secs(120);
 
-fn sandboxed(id: &str, limits: Value) -> Arc<SessionCore> {
+fn sandboxed(id: &str, mut limits: Value) -> Arc<SessionCore> {
     // The probe markers are read once per process, before the first cell.
     std::env::set_var("CODEMODE_NATIVE_PANIC_PROBE", "1");
+    // A cell's budget is the longest allowed unless a test is about deadlines: a loaded
+    // machine may start a cell seconds late, which must not fail or park it.
+    if let Some(limits) = limits.as_object_mut() {
+        limits.entry("timeoutMs").or_insert(json!(60_000));
+    }
     session_in(
         Isolation::Process,
         id,
