@@ -472,6 +472,24 @@ test('a waiting result still on its way when close() is called settles as aborte
   assertFailed(await sibling.wait({ runId: parked[0].runId }), 'invalid_input', UNAVAILABLE);
 });
 
+test('a wait sent as soon as runs() lists the run resumes it, before the exec has answered', async () => {
+  const s = makeSession({ limits: { timeoutMs: 60_000 } });
+  const pending = s.exec({ code: 'text("parked"); await yield_control("now"); return 5' });
+  // As above, the Node thread waits for the listing, so the waiting result of the exec is
+  // still queued for it when the wait claims the run.
+  const until = Date.now() + 60_000;
+  while (s.runs().length === 0 && Date.now() < until);
+  const [listed] = s.runs();
+  assert.ok(listed, 'the run parked');
+  const resumed = await s.wait({ runId: listed.runId });
+  assert.equal(resumed.status, 'completed', show(resumed));
+  assert.equal(resumed.value, 5);
+  const first = await pending;
+  assertWaiting(first, 'yield');
+  assert.equal(first.runId, listed.runId);
+  assert.deepEqual(s.runs(), []);
+});
+
 test('runs() describes parked runs and cancelRun() drops one once', async () => {
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool()] });
   const parked = await run(s, 'return await never()');

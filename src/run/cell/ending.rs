@@ -160,21 +160,13 @@ impl Cell {
             let book = self.book.lock();
             (book.host_bytes() as u64, book.pending_calls().len())
         };
-        if let Err(error) = self.owner.park(self, reason, heap + host_bytes, pending) {
-            self.finish(Err(error));
-            return;
-        }
-        // The watchdog answered while this turn was parking: the run must not stay parked.
-        if self.finished.load(Ordering::SeqCst) {
-            self.owner.forget(&self.run_id);
-            return;
-        }
-        let parked = {
+        // The call stops running before the run enters the store, so a wait can only claim
+        // it once it is parked; an abort (a close, a signal) until then is ours to honour,
+        // one after finds the cell not running and drops the run itself.
+        let parking = {
             let _state = self.state.lock();
             let _gate = self.call_gate.lock();
             self.running.store(false, Ordering::SeqCst);
-            // An abort (a close, a signal) from here on finds the cell not running and
-            // drops it from the store itself; one before this point is ours to honour.
             if self.control.is_aborted() {
                 None
             } else {
@@ -182,10 +174,27 @@ impl Cell {
                 Some((call.responder.take(), call.metrics.clone()))
             }
         };
-        let Some((responder, metrics)) = parked else {
+        let Some((responder, metrics)) = parking else {
             self.finish(Err(CodeModeError::aborted()));
             return;
         };
+        let parked = self.owner.park(self, reason, heap + host_bytes, pending);
+        // The run ended (closed, cancelled) while this turn was parking it: it must not
+        // stay parked, and the caller gets the ending rather than a run id.
+        let ended = parked.and_then(|()| {
+            if self.finished.load(Ordering::SeqCst) {
+                Err(CodeModeError::aborted())
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(error) = ended {
+            // A finish that already ran answers nothing more, so the run leaves here too.
+            self.owner.forget(&self.run_id);
+            self.call.lock().responder = responder;
+            self.finish(Err(error));
+            return;
+        }
         self.cancel_deadline();
         if let Some(responder) = responder {
             // Built first: the responder may cancel this run, which locks the book.
