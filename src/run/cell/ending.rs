@@ -189,8 +189,10 @@ impl Cell {
             }
         });
         if let Err(error) = ended {
-            // A finish that already ran answers nothing more, so the run leaves here too.
-            self.owner.forget(&self.run_id);
+            if responder.is_none() {
+                // A finish that already ran answers nothing more: the entry goes here.
+                self.owner.forget(&self.run_id);
+            }
             self.call.lock().responder = responder;
             self.finish(Err(error));
             return;
