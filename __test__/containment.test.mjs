@@ -11,9 +11,9 @@ import { ADDON_PATH } from './_helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-function runChild() {
+function runChild(fixture) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'fixtures', 'stuck-builtins.mjs'), ADDON_PATH], {
+    const child = spawn(process.execPath, [join(here, 'fixtures', fixture), ADDON_PATH], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -30,7 +30,8 @@ function runChild() {
   });
 }
 
-const seen = await runChild();
+const seen = await runChild('stuck-builtins.mjs');
+const dry = await runChild('exhausted-pool.mjs');
 const TIMEOUT = { status: 'failed', code: 'timeout', error: 'code mode timeout exceeded' };
 const ABORTED = { status: 'failed', code: 'aborted', error: 'code mode execution aborted' };
 
@@ -85,4 +86,20 @@ test('an abort or close() answers a cell stuck in a built-in', () => {
 test('a resumed run stuck in a built-in answers its wait', () => {
   assert.equal(seen.parked, 'waiting');
   assert.deepEqual(seen.resumed, TIMEOUT);
+});
+
+test('with every worker stuck and no replacement allowed, new cells are refused and calls under way still answer', () => {
+  assert.deepEqual(dry.stuck, TIMEOUT);
+  assert.equal(dry.oneStuck, true, JSON.stringify(dry.stats));
+  const NO_FREE_WORKER = /^code mode runtime has no free worker: 1 worker threads are stuck in guest built-ins that never return, and maxStuckWorkers \(0\) allows no more replacements/;
+  assert.equal(dry.refused.code, 'runtime_unavailable', JSON.stringify(dry.refused));
+  assert.match(dry.refused.error, NO_FREE_WORKER);
+  // A cell whose tool answered after the pool ran dry, and a parked run resumed then: both
+  // are answered by their deadline plus the watchdog's grace.
+  assert.equal(dry.awaiting.code, 'runtime_unavailable', JSON.stringify(dry.awaiting));
+  assert.match(dry.awaiting.error, NO_FREE_WORKER);
+  assert.equal(dry.parked, 'waiting');
+  assert.equal(dry.resumed.code, 'runtime_unavailable', JSON.stringify(dry.resumed));
+  assert.equal(dry.stats.stuckWorkers, 1, JSON.stringify(dry.stats));
+  assert.equal(dry.stats.parkedRuns, 0, JSON.stringify(dry.stats));
 });

@@ -135,6 +135,11 @@ test('configureCodeModeRuntime refuses unknown keys with the nearest name', () =
   throwsInvalid(() => native.configureCodeModeRuntime({ workers: 4 }), 'workers is not an option; did you mean workerThreads?');
   throwsInvalid(() => native.configureCodeModeRuntime({ isolation: 'fork' }), 'isolation must be "process" or "thread" (got "fork").');
   native.configureCodeModeRuntime({ isolation: 'thread' });
+  for (const bad of [-1, 1025, 1.5, '8']) {
+    throwsInvalid(() => native.configureCodeModeRuntime({ maxStuckWorkers: bad }), 'maxStuckWorkers must be an integer from 0 to 1024');
+  }
+  // The default again: other tests of this process keep their replacements.
+  native.configureCodeModeRuntime({ maxStuckWorkers: 64 });
 });
 
 test('names() reports every rewritten tool name once, and only those', async () => {

@@ -98,6 +98,13 @@ pub mod messages {
         "code mode runtime is busy: the worker queue is full; retry shortly.";
     pub const SESSION_CLOSED: &str = "code mode session is closed.";
 
+    /// Every worker thread is stuck in a guest built-in and none may be added.
+    pub fn no_free_worker(stuck: usize, cap: usize) -> String {
+        format!(
+            "code mode runtime has no free worker: {stuck} worker threads are stuck in guest built-ins that never return, and maxStuckWorkers ({cap}) allows no more replacements; restart the gateway, or run guests with isolation \"process\", where a stuck guest's process is killed."
+        )
+    }
+
     pub fn out_of_memory(limit_bytes: u64) -> String {
         format!("code mode cell ran out of memory: its limit is {limit_bytes} bytes")
     }

@@ -3,7 +3,8 @@
 
 /// The known name nearest to `unknown`, if at most a third of its length away (at least
 /// two edits allowed), if one name contains the other (`tool` for `tools`), or if they
-/// share their first five letters (`workers` for `workerThreads`).
+/// share their first five letters (`workers` for `workerThreads`); the earlier of two
+/// equally near names wins.
 pub fn nearest<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
     let lower = unknown.to_ascii_lowercase();
     let mut best: Option<(usize, &'a str)> = None;
@@ -17,7 +18,7 @@ pub fn nearest<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
         let distance = if candidate.contains(&lower) || lower.contains(&candidate) {
             candidate.len().abs_diff(lower.len()).min(1)
         } else if shared >= 5 {
-            2
+            1
         } else {
             edit_distance(&lower, &candidate)
         };

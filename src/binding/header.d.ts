@@ -147,6 +147,8 @@ export interface CodeModeRuntimeOptions {
   workerThreads?: number;
   /** Parked runs kept process-wide (default 64, 1..10000). */
   maxSuspendedRuns?: number;
+  /** Thread mode: worker threads stuck in a guest built-in that get a replacement (default 64, 0..1024); with none left healthy, new cells fail with `runtime_unavailable`. */
+  maxStuckWorkers?: number;
   /** Where cells run by default: worker threads of this process or a separate process. */
   isolation?: "process" | "thread";
 }

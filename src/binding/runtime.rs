@@ -15,7 +15,12 @@ use napi_derive::napi;
 use serde_json::{json, Value};
 
 /// Every key `configureCodeModeRuntime` reads.
-const RUNTIME_KEYS: [&str; 3] = ["workerThreads", "maxSuspendedRuns", "isolation"];
+const RUNTIME_KEYS: [&str; 4] = [
+    "workerThreads",
+    "maxSuspendedRuns",
+    "maxStuckWorkers",
+    "isolation",
+];
 
 /// Process-wide settings; call before the first session runs a cell. Misuse (an unknown
 /// key, a value out of range) throws with `code: "invalid_input"`.
@@ -26,7 +31,7 @@ const RUNTIME_KEYS: [&str; 3] = ["workerThreads", "maxSuspendedRuns", "isolation
 pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
     let Some(keys) = options.as_object() else {
         return Err(invalid(
-            "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns?, isolation? }",
+            "configureCodeModeRuntime takes an options object: { workerThreads?, maxSuspendedRuns?, maxStuckWorkers?, isolation? }",
         ));
     };
     if let Some(key) = keys.keys().find(|k| !RUNTIME_KEYS.contains(&k.as_str())) {
@@ -40,6 +45,12 @@ pub fn configure_code_mode_runtime(options: Value) -> Result<(), Code> {
             .as_u64()
             .ok_or_else(|| invalid("workerThreads must be a positive integer"))?;
         pool::configure(usize::try_from(threads).unwrap_or(usize::MAX)).map_err(invalid)?;
+    }
+    if let Some(cap) = options.get("maxStuckWorkers").filter(|v| !v.is_null()) {
+        let cap = cap
+            .as_u64()
+            .ok_or_else(|| invalid("maxStuckWorkers must be an integer from 0 to 1024"))?;
+        pool::configure_stuck_cap(usize::try_from(cap).unwrap_or(usize::MAX)).map_err(invalid)?;
     }
     if let Some(max) = options.get("maxSuspendedRuns").filter(|v| !v.is_null()) {
         let max = max

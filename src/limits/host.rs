@@ -7,6 +7,8 @@ use std::ops::RangeInclusive;
 
 /// `workerThreads`: accepted range. Its default is [`default_worker_threads`].
 pub const WORKER_THREADS: RangeInclusive<u64> = 1..=256;
+/// `maxStuckWorkers`: accepted range. Its default is `pool::MAX_REPLACED_WORKERS`.
+pub const MAX_STUCK_WORKERS: RangeInclusive<u64> = 0..=1024;
 /// `maxSuspendedRuns`: accepted range and default.
 pub const MAX_SUSPENDED_RUNS: RangeInclusive<u64> = 1..=10_000;
 pub const DEFAULT_MAX_SUSPENDED_RUNS: usize = 64;

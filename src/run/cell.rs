@@ -182,15 +182,9 @@ impl Cell {
         if first {
             self.scheduled.store(true, Ordering::SeqCst);
             let cell = self.clone();
-            if pool::global()
-                .submit_start(Box::new(move || cell.turn()))
-                .is_err()
-            {
+            if let Err(refused) = pool::global().submit_start(Box::new(move || cell.turn())) {
                 self.scheduled.store(false, Ordering::SeqCst);
-                self.finish(Err(CodeModeError::new(
-                    ErrorCode::RuntimeUnavailable,
-                    messages::RUNTIME_BUSY,
-                )));
+                self.finish(Err(refused_error(refused)));
             }
         } else {
             self.schedule();
@@ -386,6 +380,15 @@ impl Drop for Cell {
 
 fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A new cell the pool could not take.
+fn refused_error(refused: pool::Refused) -> CodeModeError {
+    let message = match refused {
+        pool::Refused::QueueFull => messages::RUNTIME_BUSY.to_owned(),
+        pool::Refused::NoFreeWorker { stuck, cap } => messages::no_free_worker(stuck, cap),
+    };
+    CodeModeError::new(ErrorCode::RuntimeUnavailable, message)
 }
 
 /// A run whose sandbox process died under it.

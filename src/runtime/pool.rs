@@ -18,13 +18,20 @@ pub const GUEST_STACK_BYTES: usize = 4 * 1024 * 1024;
 /// New cells waiting for a worker beyond this are refused (`runtime_unavailable`).
 pub const MAX_QUEUED_STARTS: usize = 16_384;
 
-/// The pool's start queue is full: the caller reports `runtime_unavailable`.
-#[derive(Debug)]
-pub struct QueueFull;
-
-/// Workers stuck in a turn the watchdog gave up on that get a replacement; beyond this,
-/// answers still come on time but the pool runs short until a stuck turn returns.
+/// Workers stuck in a turn the watchdog gave up on that get a replacement, unless
+/// `maxStuckWorkers` says otherwise. Beyond it the pool runs short until a stuck turn
+/// returns; once no healthy worker is left, new cells are refused (`NoFreeWorker`) and
+/// calls already queued are answered by the watchdog.
 pub const MAX_REPLACED_WORKERS: usize = 64;
+
+/// Why a new cell found no place in the pool.
+#[derive(Debug)]
+pub enum Refused {
+    /// Too many cells already wait for a worker.
+    QueueFull,
+    /// Every worker is stuck in a guest built-in and no replacement may be started.
+    NoFreeWorker { stuck: usize, cap: usize },
+}
 
 pub struct Pool {
     sender: Sender<Job>,
@@ -47,6 +54,8 @@ thread_local! {
 }
 
 static CONFIGURED_THREADS: Mutex<Option<usize>> = Mutex::new(None);
+/// `maxStuckWorkers`: how many stuck workers get a replacement.
+static STUCK_CAP: AtomicUsize = AtomicUsize::new(MAX_REPLACED_WORKERS);
 static POOL: OnceLock<Pool> = OnceLock::new();
 
 /// Sets the worker count; only before the pool first starts.
@@ -64,6 +73,19 @@ pub fn configure(threads: usize) -> Result<(), String> {
         ));
     }
     *CONFIGURED_THREADS.lock() = Some(threads);
+    Ok(())
+}
+
+/// Sets how many stuck workers get a replacement (`maxStuckWorkers`); at any time.
+pub fn configure_stuck_cap(cap: usize) -> Result<(), String> {
+    let range = &limits::MAX_STUCK_WORKERS;
+    if !u64::try_from(cap).is_ok_and(|c| range.contains(&c)) {
+        let (min, max) = (range.start(), range.end());
+        return Err(format!(
+            "maxStuckWorkers must be an integer from {min} to {max}"
+        ));
+    }
+    STUCK_CAP.store(cap, Ordering::SeqCst);
     Ok(())
 }
 
@@ -95,7 +117,7 @@ impl Pool {
     /// queue keeps moving (up to `MAX_REPLACED_WORKERS` at once).
     pub fn replace_stuck_worker(&self) {
         let stuck = STUCK_WORKERS.fetch_add(1, Ordering::SeqCst) + 1;
-        if stuck > MAX_REPLACED_WORKERS {
+        if stuck > STUCK_CAP.load(Ordering::SeqCst) {
             return;
         }
         let index = self.spawned.fetch_add(1, Ordering::SeqCst);
@@ -121,11 +143,15 @@ impl Pool {
         let _ = self.sender.send(job);
     }
 
-    /// Queues the first turn of a new cell, refusing when too many are already waiting.
-    pub fn submit_start(&'static self, job: Job) -> Result<(), QueueFull> {
+    /// Queues the first turn of a new cell, refusing when too many are already waiting or
+    /// when no worker could ever take it.
+    pub fn submit_start(&'static self, job: Job) -> Result<(), Refused> {
+        if let Some(refused) = no_free_worker() {
+            return Err(refused);
+        }
         if self.queued_starts.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_STARTS {
             self.queued_starts.fetch_sub(1, Ordering::SeqCst);
-            return Err(QueueFull);
+            return Err(Refused::QueueFull);
         }
         self.submit(Box::new(move || {
             self.queued_starts.fetch_sub(1, Ordering::SeqCst);
@@ -172,6 +198,15 @@ pub fn stuck_turn_returned() {
     if replaced {
         RETIRING.with(|flag| flag.set(true));
     }
+}
+
+/// Every worker is stuck in a turn the watchdog gave up on and no replacement may be
+/// started: nothing queued runs until a stuck turn returns.
+pub fn no_free_worker() -> Option<Refused> {
+    let stuck = stuck_workers();
+    let cap = STUCK_CAP.load(Ordering::SeqCst);
+    (stuck > 0 && stuck >= cap && live_workers() <= stuck)
+        .then_some(Refused::NoFreeWorker { stuck, cap })
 }
 
 /// Workers inside a turn the watchdog gave up on (their threads still run).

@@ -46,7 +46,7 @@ impl Cell {
             return;
         }
         match self.watch.judge(arming) {
-            watchdog::Judgement::Idle => {}
+            watchdog::Judgement::Idle => self.answer_if_never_started(),
             watchdog::Judgement::Again(next) => self.arm_watchdog_with(next),
             judgement @ (watchdog::Judgement::Stuck | watchdog::Judgement::Starved) => {
                 let error = if self.control.is_aborted() {
@@ -73,6 +73,35 @@ impl Cell {
                     self.finish(Err(error));
                 }
             }
+        }
+    }
+
+    /// The watchdog found no turn running, yet the call is unanswered past its deadline or
+    /// abort: its turn is still queued. Behind a busy pool it is looked at again; when no
+    /// worker is left to run it, the call is answered without the guest, and a turn that
+    /// starts later finds the run over.
+    fn answer_if_never_started(self: &Arc<Self>) {
+        if !self.scheduled.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(refused) = pool::no_free_worker() else {
+            self.arm_watchdog();
+            return;
+        };
+        // A turn that began since the judgement holds the state: it is judged on its own.
+        let Some(mut state) = self.state.try_lock() else {
+            self.arm_watchdog();
+            return;
+        };
+        let retired = std::mem::replace(&mut state.phase, Phase::Done);
+        drop(state);
+        self.finish(Err(if self.control.is_aborted() {
+            CodeModeError::aborted()
+        } else {
+            super::refused_error(refused)
+        }));
+        if let Phase::Live(VmHandle::Thread(vm)) = retired {
+            crate::runtime::reaper::discard(vm);
         }
     }
 
