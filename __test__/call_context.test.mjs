@@ -70,3 +70,24 @@ test('an exec that waits for MCP tools to load still passes its context', async 
   assert.equal(r.status, 'completed');
   assert.equal(seen, 'deferred');
 });
+
+test('a tool call whose run was aborted before the Node thread took it never starts', async () => {
+  // `a` aborts the exec from inside, synchronously: the guest's call to `b`, made in the
+  // same turn, is then either still in the mailbox (and must be dropped there) or never
+  // made. Either way `b` must not run.
+  const controller = new AbortController();
+  const calls = [];
+  const s = makeSession({
+    limits: { timeoutMs: 60_000 },
+    tools: [
+      { name: 'a', execute: () => { calls.push('a'); controller.abort(); return 1; } },
+      { name: 'b', execute: () => { calls.push('b'); return 2; } },
+    ],
+  });
+  const r = await s.exec({ code: 'const p = Promise.all([a(), b()]); for (;;) {}' }, { signal: controller.signal });
+  assert.equal(r.code, 'aborted', JSON.stringify(r));
+  assert.deepEqual(calls, ['a']);
+  // The session serves the next call, tools and all.
+  const next = await s.exec({ code: 'return await b()' });
+  assert.equal(next.value, 2, JSON.stringify(next));
+});

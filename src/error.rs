@@ -97,6 +97,8 @@ pub mod messages {
     pub const RUNTIME_BUSY: &str =
         "code mode runtime is busy: the worker queue is full; retry shortly.";
     pub const SESSION_CLOSED: &str = "code mode session is closed.";
+    pub const RUN_ENDED_BEFORE_CALL: &str =
+        "code mode run ended before this tool call started; the tool was not called.";
 
     /// Every worker thread is stuck in a guest built-in and none may be added.
     pub fn no_free_worker(stuck: usize, cap: usize) -> String {

@@ -1,6 +1,7 @@
 //! Host replies waiting for the JS glue's `done(token, ok, text)`, by token: the one way
 //! answers from Node reach a waiting cell.
 
+use crate::error::messages;
 use crate::run::protocol::{HostFailure, Reply};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -33,6 +34,20 @@ impl PendingReplies {
                 code: "tool_error",
             });
         }
+    }
+
+    /// Whether the run behind call `token` ended before its tool started (the Node thread
+    /// was busy, say); its answer is then settled here instead.
+    pub fn ended_before_start(&self, token: u32) -> bool {
+        let ended = self
+            .replies
+            .lock()
+            .get(&token)
+            .is_none_or(Reply::run_ended);
+        if ended {
+            self.complete(token, false, messages::RUN_ENDED_BEFORE_CALL.into());
+        }
+        ended
     }
 
     pub fn pause(&self, token: u32) {

@@ -97,6 +97,14 @@ impl Reply {
         }
     }
 
+    /// The run that made this call has ended or is being aborted (or is gone): a tool not
+    /// started yet must not start.
+    pub fn run_ended(&self) -> bool {
+        self.cell
+            .upgrade()
+            .is_none_or(|cell| cell.control().is_aborted())
+    }
+
     /// A handle for `ctx.pauseBudget()`: pausing stops the cell's wall clock.
     pub fn budget(&self) -> BudgetHandle {
         BudgetHandle {
