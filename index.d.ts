@@ -61,6 +61,8 @@ export interface CodeModeLimits {
   maxSnapshotBytes?: number;
   /** Tool calls in flight at once (default 16, 1..128). */
   maxPendingToolCalls?: number;
+  /** Bytes of JSON one tool call may send (default 1 MiB, 1024..64 MiB); over it the call fails with `input_contract` and the tool does not run. */
+  maxToolInputBytes?: number;
   /** How long a parked run can be resumed (default 900). */
   snapshotTtlSeconds?: number;
   /** Results of `search` without a limit (default 8). */

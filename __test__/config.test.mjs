@@ -9,7 +9,7 @@ const { resolveCodeModeConfig, validateCodeModeConfig, assertCodeModePayload } =
 const MODEL = 'anthropic/claude-opus-5';
 const DEFAULT_LIMITS = {
   timeoutMs: 10000, memoryLimitBytes: 67108864, maxOutputBytes: 65536, maxSnapshotBytes: 10485760,
-  maxPendingToolCalls: 16, snapshotTtlSeconds: 900, searchDefaultLimit: 8, maxSearchLimit: 50,
+  maxPendingToolCalls: 16, maxToolInputBytes: 1048576, snapshotTtlSeconds: 900, searchDefaultLimit: 8, maxSearchLimit: 50,
   languages: ['javascript', 'typescript'],
 };
 

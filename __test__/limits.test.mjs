@@ -314,3 +314,22 @@ test('a guest Error with message "interrupted" is an ordinary failure, not a tim
   assert.equal(r.code, 'guest_error', show(r));
   assert.ok(r.error.startsWith('Error: interrupted'), r.error);
 });
+
+test('a tool input over maxToolInputBytes fails at the call site and the tool does not run', async () => {
+  const seen = [];
+  const s = makeSession({
+    limits: { maxToolInputBytes: 1024 },
+    tools: [{ name: 'echo', execute: (input) => (seen.push(input), input) }],
+  });
+  const r = await run(s, `
+    const errors = [];
+    try { await echo({ s: "x".repeat(2000) }) } catch (e) { errors.push([e.code, e.message]) }
+    const small = await echo({ s: "x".repeat(900) });
+    return [errors, small.s.length]`);
+  assert.equal(r.status, 'completed', show(r));
+  const [[[code, message]], smallLength] = r.value;
+  assert.equal(code, 'input_contract');
+  assert.equal(message, 'Tool "echo" input is 2008 bytes of JSON; this session allows 1024 (maxToolInputBytes). Send less per call.');
+  assert.equal(smallLength, 900);
+  assert.equal(seen.length, 1, 'only the small call reached the tool');
+});

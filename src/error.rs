@@ -100,6 +100,13 @@ pub mod messages {
     pub const RUN_ENDED_BEFORE_CALL: &str =
         "code mode run ended before this tool call started; the tool was not called.";
 
+    /// A tool call whose input is larger than `maxToolInputBytes`.
+    pub fn tool_input_too_large(callable: &str, size: u64, max: u64) -> String {
+        format!(
+            "Tool \"{callable}\" input is {size} bytes of JSON; this session allows {max} (maxToolInputBytes). Send less per call."
+        )
+    }
+
     /// Every worker thread is stuck in a guest built-in and none may be added.
     pub fn no_free_worker(stuck: usize, cap: usize) -> String {
         format!(

@@ -33,6 +33,8 @@ const MEMORY_LIMIT_BYTES: Bound = bound("memoryLimitBytes", 64 * MIB, MIB, 1024 
 const MAX_OUTPUT_BYTES: Bound = bound("maxOutputBytes", 65_536, 1024, 10 * MIB);
 const MAX_SNAPSHOT_BYTES: Bound = bound("maxSnapshotBytes", 10 * MIB, 1024, 256 * MIB);
 const MAX_PENDING_TOOL_CALLS: Bound = bound("maxPendingToolCalls", 16, 1, 128);
+// A tool's input is parsed on the gateway's Node thread, in one piece.
+const MAX_TOOL_INPUT_BYTES: Bound = bound("maxToolInputBytes", MIB, 1024, 64 * MIB);
 const SNAPSHOT_TTL_SECONDS: Bound = bound("snapshotTtlSeconds", 900, 1, 86_400);
 // Also bounded by the effective `maxSearchLimit`, applied after resolution.
 const SEARCH_DEFAULT_LIMIT: Bound = bound("searchDefaultLimit", 8, 1, 50);
@@ -102,6 +104,7 @@ pub struct Limits {
     pub max_output_bytes: u64,
     pub max_snapshot_bytes: u64,
     pub max_pending_tool_calls: u32,
+    pub max_tool_input_bytes: u64,
     pub snapshot_ttl_seconds: u64,
     pub search_default_limit: u32,
     pub max_search_limit: u32,
@@ -116,6 +119,7 @@ impl Default for Limits {
             max_output_bytes: MAX_OUTPUT_BYTES.default,
             max_snapshot_bytes: MAX_SNAPSHOT_BYTES.default,
             max_pending_tool_calls: to_u32(MAX_PENDING_TOOL_CALLS.default),
+            max_tool_input_bytes: MAX_TOOL_INPUT_BYTES.default,
             snapshot_ttl_seconds: SNAPSHOT_TTL_SECONDS.default,
             search_default_limit: to_u32(SEARCH_DEFAULT_LIMIT.default),
             max_search_limit: to_u32(MAX_SEARCH_LIMIT.default),
@@ -176,6 +180,7 @@ impl Limits {
                 &MAX_PENDING_TOOL_CALLS,
                 self.max_pending_tool_calls.into(),
             )),
+            max_tool_input_bytes: pick(obj, &MAX_TOOL_INPUT_BYTES, self.max_tool_input_bytes),
             snapshot_ttl_seconds: pick(obj, &SNAPSHOT_TTL_SECONDS, self.snapshot_ttl_seconds),
             search_default_limit: to_u32(search_default_limit),
             max_search_limit: to_u32(max_search_limit),
@@ -199,6 +204,10 @@ impl Limits {
         m.insert(
             MAX_PENDING_TOOL_CALLS.key.into(),
             self.max_pending_tool_calls.into(),
+        );
+        m.insert(
+            MAX_TOOL_INPUT_BYTES.key.into(),
+            self.max_tool_input_bytes.into(),
         );
         m.insert(
             SNAPSHOT_TTL_SECONDS.key.into(),

@@ -3,17 +3,19 @@
 
 use super::{positive_integer, Languages, LANGUAGES_KEY};
 use super::{MAX_OUTPUT_BYTES, MAX_PENDING_TOOL_CALLS, MAX_SEARCH_LIMIT, MAX_SNAPSHOT_BYTES};
+use super::MAX_TOOL_INPUT_BYTES;
 use super::{MEMORY_LIMIT_BYTES, SEARCH_DEFAULT_LIMIT, SNAPSHOT_TTL_SECONDS, TIMEOUT_MS};
 use crate::nearest::unknown_key_message;
 use serde_json::Value;
 
 /// Every `CodeModeLimits` key.
-pub const LIMIT_KEYS: [&str; 9] = [
+pub const LIMIT_KEYS: [&str; 10] = [
     TIMEOUT_MS.key,
     MEMORY_LIMIT_BYTES.key,
     MAX_OUTPUT_BYTES.key,
     MAX_SNAPSHOT_BYTES.key,
     MAX_PENDING_TOOL_CALLS.key,
+    MAX_TOOL_INPUT_BYTES.key,
     SNAPSHOT_TTL_SECONDS.key,
     SEARCH_DEFAULT_LIMIT.key,
     MAX_SEARCH_LIMIT.key,
@@ -48,6 +50,7 @@ pub fn check_limit(key: &str, value: &Value) -> LimitCheck {
         &MAX_OUTPUT_BYTES,
         &MAX_SNAPSHOT_BYTES,
         &MAX_PENDING_TOOL_CALLS,
+        &MAX_TOOL_INPUT_BYTES,
         &SNAPSHOT_TTL_SECONDS,
         &SEARCH_DEFAULT_LIMIT,
         &MAX_SEARCH_LIMIT,

@@ -16,7 +16,7 @@ fn absent_config_gives_documented_defaults() {
         json!({
             "timeoutMs": 10000, "memoryLimitBytes": 67108864, "maxOutputBytes": 65536,
             "maxSnapshotBytes": 10485760, "maxPendingToolCalls": 16,
-            "snapshotTtlSeconds": 900, "searchDefaultLimit": 8, "maxSearchLimit": 50,
+            "maxToolInputBytes": 1048576, "snapshotTtlSeconds": 900, "searchDefaultLimit": 8, "maxSearchLimit": 50,
             "languages": ["javascript", "typescript"]
         })
     );

@@ -6,9 +6,9 @@ use super::contracts::ToolContracts;
 use super::nested_calls::{preview, NestedCall};
 use super::output::OutputEntry;
 use super::owner::{self, RunContext};
-use super::protocol::{Event, HostCall, Inbox, Reply};
+use super::protocol::{Event, HostCall, HostFailure, Inbox, Reply};
 use super::state::{Completion, InFlight, Queued, RunBook, MAX_QUEUED};
-use crate::error::{CodeModeError, ErrorCode};
+use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
 use crate::runtime::timer;
 use parking_lot::Mutex;
@@ -63,9 +63,16 @@ impl CellBridge {
     }
 
     fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &Arc<ToolContracts>) {
-        let refused = contracts
-            .check_input(&call.callable_name, &call.input_json)
-            .err();
+        let max = self.context.limits().max_tool_input_bytes;
+        let refused = match u64::try_from(call.input_json.len()).unwrap_or(u64::MAX) {
+            size if size > max => Some(HostFailure {
+                message: messages::tool_input_too_large(&call.callable_name, size, max),
+                code: "input_contract",
+            }),
+            _ => contracts
+                .check_input(&call.callable_name, &call.input_json)
+                .err(),
+        };
         {
             let mut book = self.book.lock();
             let started = NestedCall::started(&call, &book.redactor);
