@@ -462,6 +462,39 @@ attack('overwriting runtime globals fails and the bridge keeps working',
    return [new Set(errors).size, typeof text, await echo(1)]`,
   completes([1, 'function', 1]));
 
+// A getter on Array.prototype[0] makes QuickJS's own JSON.stringify throw inside the
+// cell: the guest breaks its own values, but its failures still arrive as themselves.
+const POISONED_ARRAYS = 'Object.defineProperty(Array.prototype, "0", { get() { return "poison" }, configurable: true });';
+attack('a thrown error is reported as itself after Array.prototype[0] got a getter',
+  `${POISONED_ARRAYS} throw new Error("plain \\"quoted\\" failure\\n")`,
+  (r) => {
+    assert.equal(r.status, 'failed', show(r));
+    assert.equal(r.code, 'guest_error', show(r));
+    assert.match(r.error, /^Error: plain "quoted" failure\n/, show(r));
+  });
+attack('a failed tool call is reported as itself after Array.prototype[0] got a getter',
+  `${POISONED_ARRAYS} await fail({})`,
+  (r) => {
+    assert.equal(r.status, 'failed', show(r));
+    assert.equal(r.code, 'tool_error', show(r));
+    assert.match(r.error, /tool failed on purpose/, show(r));
+  });
+attack('a value JSON cannot write after Array.prototype[0] got a getter is marked, not lost',
+  `${POISONED_ARRAYS} return [1]`,
+  (r) => {
+    assert.equal(r.status, 'completed', show(r));
+    assert.match(r.value, /^\[Unserializable value: /, show(r));
+  });
+attack('performance gives the wall-clock origin, not the host clock',
+  'return [performance.timeOrigin, Date.now(), performance.now()]',
+  (r) => {
+    assert.equal(r.status, 'completed', show(r));
+    const [origin, now, elapsed] = r.value;
+    // The origin plus the elapsed time is the guest's wall clock, give or take the reads.
+    assert.ok(Math.abs(origin + elapsed - now) < 60_000, show(r));
+    assert.ok(elapsed >= 0);
+  });
+
 // ---------- values at the bridge ----------
 
 attack('a Proxy handed to a tool reaches the host as plain JSON, its traps run in the guest only',

@@ -64,6 +64,16 @@
     freeze(proto);
   })();
 
+  // QuickJS's `performance.timeOrigin` is the host's monotonic clock (its uptime). The
+  // guest gets the wall-clock origin a browser gives, which `Date.now()` already tells.
+  (function wallClockPerformance() {
+    const builtIn = global.performance;
+    const builtInNow = builtIn.now;
+    const now = () => apply(builtInNow, builtIn, []);
+    const performance = freeze({ now: () => now(), timeOrigin: Date.now() - now() });
+    defineProperty(global, "performance", { value: performance, writable: true, enumerable: false, configurable: true });
+  })();
+
   const pending = new Map();
   const timers = new Map();
   const unhandled = new Map();
@@ -132,8 +142,39 @@
     } catch (e) {
       // Out of memory is the cell's failure, not a property of the value.
       if (isError(e) && e.message === "out of memory") throw e;
-      return stringify("[Unserializable value: " + describeThrown(e) + "]");
+      return quoteJson("[Unserializable value: " + describeThrown(e) + "]");
     }
+  }
+
+  // A JSON string literal built without JSON.stringify, for the fallbacks: a guest can
+  // break QuickJS's own stringify (a getter on `Array.prototype[0]` makes it throw), and
+  // its failure must still be reported. Long texts are cut (the result budget would).
+  const QUOTE_LIMIT = 65536;
+  const charCodeAt = StringCtor.prototype.charCodeAt;
+  const stringSlice = StringCtor.prototype.slice;
+  const hexDigits = "0123456789abcdef";
+  function quoteJson(text) {
+    const source = typeof text === "string" ? text : "";
+    const end = source.length < QUOTE_LIMIT ? source.length : QUOTE_LIMIT;
+    let out = '"';
+    let from = 0;
+    for (let i = 0; i < end; i++) {
+      const c = apply(charCodeAt, source, [i]);
+      let escaped;
+      if (c === 34) escaped = '\\"';
+      else if (c === 92) escaped = "\\\\";
+      else if (c < 32) escaped = "\\u00" + hexDigits[c >> 4] + hexDigits[c & 15];
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+        const next = apply(charCodeAt, source, [i + 1]);
+        if (next >= 0xdc00 && next <= 0xdfff) i++;
+        else escaped = "\\ufffd";
+      } else if (c >= 0xd800 && c <= 0xdfff) escaped = "\\ufffd";
+      if (escaped !== undefined) {
+        out += apply(stringSlice, source, [from, i]) + escaped;
+        from = i + 1;
+      }
+    }
+    return out + apply(stringSlice, source, [from, end]) + '"';
   }
 
   function describeThrown(e) {
@@ -147,15 +188,28 @@
 
   // "Name: message" plus the raw stack; Rust keeps only user frames and rebases them.
   function formatError(e) {
+    let message = "Uncaught exception (its message could not be read)";
+    let stack = "";
+    let code = null;
     try {
       if (isError(e)) {
-        let head = StringCtor(e.name) + ": " + StringCtor(e.message);
-        const stack = typeof e.stack === "string" ? e.stack : "";
-        return stringify({ message: head, stack: stack, code: typeof e.code === "string" ? e.code : null });
+        const head = StringCtor(e.name) + ": " + StringCtor(e.message);
+        const trace = typeof e.stack === "string" ? e.stack : "";
+        const own = typeof e.code === "string" ? e.code : null;
+        message = head;
+        stack = trace;
+        code = own;
+      } else {
+        message = "Uncaught " + formatValue(e);
       }
-      return stringify({ message: "Uncaught " + formatValue(e), stack: "", code: null });
-    } catch (inner) {
-      return stringify({ message: "Uncaught exception (its message could not be read)", stack: "", code: null });
+    } catch (_) {
+      // Unreadable: the default message stands.
+    }
+    try {
+      return stringify({ message: message, stack: stack, code: code });
+    } catch (_) {
+      const codeJson = code === null ? "null" : quoteJson(code);
+      return '{"message":' + quoteJson(message) + ',"stack":' + quoteJson(stack) + ',"code":' + codeJson + "}";
     }
   }
 
