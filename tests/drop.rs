@@ -290,11 +290,19 @@ fn dropping_parked_aborted_expired_and_closed_runs_leaves_nothing_behind() {
 
     // 7. A session dropped without close while a run is parked: the store still owns the
     // run until it is cancelled through another handle of the same scope.
-    let s = session("drop-forgotten", json!({ "timeoutMs": 10_000 }), host.clone());
+    let s = session(
+        "drop-forgotten",
+        json!({ "timeoutMs": 10_000 }),
+        host.clone(),
+    );
     let parked = exec(&s, "await yield_control('x'); return 1");
     assert_eq!(parked["status"], "waiting", "{parked}");
     drop(s);
-    let again = session("drop-forgotten", json!({ "timeoutMs": 10_000 }), host.clone());
+    let again = session(
+        "drop-forgotten",
+        json!({ "timeoutMs": 10_000 }),
+        host.clone(),
+    );
     let resumed = wait(&again, &run_id(&parked));
     assert_eq!(resumed["status"], "completed", "{resumed}");
 

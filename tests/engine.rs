@@ -121,7 +121,10 @@ fn a_spinning_guest_times_out() {
 fn a_slow_tool_parks_and_wait_completes() {
     // A patient deadline: parking on `yield_control` must not depend on the cell starting
     // within a few milliseconds on a busy machine.
-    let s = session(json!({"timeoutMs": 10_000}), vec![tool("never"), tool("echo")]);
+    let s = session(
+        json!({"timeoutMs": 10_000}),
+        vec![tool("never"), tool("echo")],
+    );
     let first = exec(
         &s,
         "text('before'); await yield_control('pause'); text('after'); return 'done'",

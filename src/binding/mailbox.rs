@@ -116,6 +116,7 @@ impl Mailbox {
 
     /// Node thread: the next letter, or `None` once the box is empty (it is then disarmed,
     /// and the next post wakes the glue again).
+    ///
     /// A tool call whose run ended while the letter waited (the run timed out or was
     /// aborted behind a busy Node thread) is settled here and never reaches the tool.
     pub fn take(&self) -> Option<Letter> {
@@ -123,9 +124,7 @@ impl Mailbox {
             let letter = self.next()?;
             match &letter {
                 Letter::Settle { token, .. } => self.watches.forget(*token),
-                Letter::Invoke { token, .. } if self.replies.ended_before_start(*token) => {
-                    continue
-                }
+                Letter::Invoke { token, .. } if self.replies.ended_before_start(*token) => continue,
                 _ => {}
             }
             return Some(self.after_close(letter));

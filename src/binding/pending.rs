@@ -39,11 +39,7 @@ impl PendingReplies {
     /// Whether the run behind call `token` ended before its tool started (the Node thread
     /// was busy, say); its answer is then settled here instead.
     pub fn ended_before_start(&self, token: u32) -> bool {
-        let ended = self
-            .replies
-            .lock()
-            .get(&token)
-            .is_none_or(Reply::run_ended);
+        let ended = self.replies.lock().get(&token).is_none_or(Reply::run_ended);
         if ended {
             self.complete(token, false, messages::RUN_ENDED_BEFORE_CALL.into());
         }

@@ -1,9 +1,9 @@
 //! Config validation of one `CodeModeLimits` key: whether its value is used as given,
 //! replaced by the default or clamped, by the same rules as `Limits::merge`.
 
+use super::MAX_TOOL_INPUT_BYTES;
 use super::{positive_integer, Languages, LANGUAGES_KEY};
 use super::{MAX_OUTPUT_BYTES, MAX_PENDING_TOOL_CALLS, MAX_SEARCH_LIMIT, MAX_SNAPSHOT_BYTES};
-use super::MAX_TOOL_INPUT_BYTES;
 use super::{MEMORY_LIMIT_BYTES, SEARCH_DEFAULT_LIMIT, SNAPSHOT_TTL_SECONDS, TIMEOUT_MS};
 use crate::nearest::unknown_key_message;
 use serde_json::Value;
