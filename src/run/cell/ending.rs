@@ -100,9 +100,7 @@ impl Cell {
         } else {
             super::refused_error(refused)
         }));
-        if let Phase::Live(VmHandle::Thread(vm)) = retired {
-            crate::runtime::reaper::discard(vm);
-        }
+        discard(retired);
     }
 
     /// Watches a remote turn given up while starved until it returns, and kills its
@@ -160,12 +158,7 @@ impl Cell {
     /// Drops the VM after the caller has its answer (freeing a heap is work nobody needs
     /// to wait for), at guest priority.
     pub(super) fn retire_vm(&self) {
-        let retired = std::mem::replace(&mut self.state.lock().phase, Phase::Done);
-        match retired {
-            Phase::Live(VmHandle::Thread(vm)) => crate::runtime::reaper::discard(vm),
-            // Releasing a sandboxed VM is one message.
-            other => drop(other),
-        }
+        discard(std::mem::replace(&mut self.state.lock().phase, Phase::Done));
     }
 
     fn cancel_deadline(&self) {
@@ -252,5 +245,13 @@ impl Cell {
             });
             self.book.lock().expect_reply(id);
         }
+    }
+}
+
+/// Frees a retired VM at guest priority; releasing a sandboxed one is one message.
+fn discard(retired: Phase) {
+    match retired {
+        Phase::Live(VmHandle::Thread(vm)) => crate::runtime::reaper::discard(vm),
+        other => drop(other),
     }
 }
