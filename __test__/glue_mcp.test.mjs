@@ -4,8 +4,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { getEventListeners } from "node:events";
 import vm from "node:vm";
 import { limits } from "./fixtures/glue_limits.mjs";
+import { cancellationsReceived } from "./fixtures/mcp_cancellations.mjs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -15,7 +17,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { z } from "zod";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
-const [createEvents, createInvoke, createMcp, watchToolList] = ["events", "invoke", "mcp", "mcp_watch"].map(load);
+const [createEvents, createInvoke, createMcp, createSignals, watchToolList] = ["events", "invoke", "mcp", "signals", "mcp_watch"].map(load);
 const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function connect(server) {
@@ -32,7 +34,7 @@ function setup(servers) {
   const seen = [];
   events.setListener((e) => seen.push(e));
   const finished = new Map();
-  const calls = createInvoke({ events, done: (token, ok, text) => finished.get(token)({ ok, text }), pauseBudget() {}, resumeBudget() {} });
+  const calls = createInvoke({ events, signals: createSignals(), done: (token, ok, text) => finished.get(token)({ ok, text }), pauseBudget() {}, resumeBudget() {} });
   const reports = [];
   let notify = null;
   const mcp = createMcp({
@@ -40,6 +42,7 @@ function setup(servers) {
     errorText: calls.errorText,
     isObject: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
     listening: events.listening,
+    requestSignal: calls.requestSignal,
     mcpLoaded: (text) => {
       reports.push(JSON.parse(text));
       if (notify) notify();
@@ -114,6 +117,55 @@ test("progress notifications become tool_call_update events; an aborted call fai
   assert.equal(aborted.ok, false);
   assert.match(aborted.text, /code mode execution aborted/);
   assert.equal(seen.at(-1).status, "cancelled");
+});
+
+test("requests share a lent abort signal that keeps no listener between calls; an aborted one is never lent again", async () => {
+  const { server, client } = await docs();
+  const cancelled = cancellationsReceived(server);
+  const signals = [];
+  const callTool = client.callTool.bind(client);
+  client.callTool = (params, schema, options) => {
+    signals.push(options.signal);
+    return callTool(params, schema, options);
+  };
+  const { mcp, calls, call, nextReport } = setup([{ name: "docs", client }]);
+  const loaded = nextReport();
+  mcp.start(false);
+  await loaded;
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await call(0, { text: "x" + i })).ok, true);
+    assert.equal(getEventListeners(signals[i], "abort").length, 0, "the request's listener left with the call");
+  }
+  assert.ok(signals[0] instanceof AbortSignal);
+  assert.equal(signals[1], signals[0], "one signal serves sequential calls");
+  assert.equal(signals[2], signals[0]);
+  // Two calls at once get two signals.
+  const both = await Promise.all([call(0, { text: "a" }), call(0, { text: "b" })]);
+  assert.deepEqual(both.map((r) => r.ok), [true, true]);
+  assert.notEqual(signals[3], signals[4]);
+  const hanging = call(2, {}, "h2");
+  await tick();
+  const hangSignal = signals.at(-1);
+  calls.abort("h2");
+  assert.equal((await hanging).ok, false);
+  assert.equal(hangSignal.aborted, true);
+  assert.equal(cancelled.length, 1, "only the pending request is cancelled, not the earlier ones: " + JSON.stringify(cancelled));
+  assert.equal((await call(0, { text: "after" })).ok, true, "the next call is not born aborted");
+  assert.notEqual(signals.at(-1), hangSignal);
+  assert.equal(signals.at(-1).aborted, false);
+});
+
+test("a lent signal that gets a listener while idle is not lent again", () => {
+  const pool = createSignals();
+  const loan = pool.lend();
+  const signal = loan.controller.signal;
+  signal.addEventListener("abort", () => {});
+  pool.giveBack(loan);
+  assert.equal(getEventListeners(signal, "abort").length, 0);
+  assert.equal(pool.lend().controller.signal, signal, "a clean loan is reused");
+  pool.giveBack(loan);
+  signal.addEventListener("abort", () => {});
+  assert.notEqual(pool.lend().controller.signal, signal, "a listener added after giving back spoils it");
 });
 
 test("capabilities decide: a prompts-only server lists no tools and no resource operations", async () => {

@@ -14,6 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { z } from "zod";
 import { makeSession, closeAll, drain, show, eventually } from "./_helpers.mjs";
+import { cancellationsReceived } from "./fixtures/mcp_cancellations.mjs";
 
 const clients = [];
 after(async () => {
@@ -190,6 +191,28 @@ test("cancelling a parked run cancels its MCP request on the server", async () =
   await eventually(() => request !== null, "the server seeing the call");
   assert.equal(s.cancelRun(first.runId), true);
   await eventually(() => request.signal.aborted, "the server's request being cancelled");
+});
+
+test("after many calls, cancelling a run cancels only its pending request, and the next run still reaches the server", async () => {
+  let request = null;
+  const server = new McpServer({ name: "slow", version: "1" });
+  server.registerTool("quick", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+  server.registerTool("hang", { inputSchema: {} }, async (_args, extra) => {
+    request = extra;
+    return new Promise(() => {});
+  });
+  const client = await connect(server);
+  const cancelled = cancellationsReceived(server);
+  const s = makeSession({ mcpServers: [{ name: "slow", client }] });
+  const first = await s.exec({ code: `for (let i = 0; i < 20; i++) await MCP.slow.quick({}); const p = MCP.slow.hang({}); await yield_control(); return await p;` });
+  assert.equal(first.status, "waiting", show(first));
+  await eventually(() => request !== null, "the server seeing the call");
+  assert.equal(s.cancelRun(first.runId), true);
+  await eventually(() => request.signal.aborted, "the server's request being cancelled");
+  assert.deepEqual(cancelled, [request.requestId], "one cancellation, for the pending request");
+  const next = await completed(s, `let n = 0; for (let i = 0; i < 3; i++) n += (await MCP.slow.quick({})).content[0].text === "ok" ? 1 : 0; return n;`);
+  assert.equal(next.value, 3);
+  assert.deepEqual(cancelled, [request.requestId]);
 });
 
 // ---------- large results ----------

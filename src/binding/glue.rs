@@ -25,6 +25,8 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/options.js"),
     ",\nmcp: ",
     include_str!("glue/mcp.js"),
+    ",\nsignals: ",
+    include_str!("glue/signals.js"),
     ",\nredaction: ",
     include_str!("glue/redaction.js"),
     "})"

@@ -8,9 +8,9 @@
   return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList, limitsJson) {
     const limits = JSON.parse(limitsJson);
     const events = modules.events({ limits });
-    const calls = modules.invoke({ events, done, pauseBudget, resumeBudget });
+    const calls = modules.invoke({ events, signals: modules.signals(), done, pauseBudget, resumeBudget });
     const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction });
-    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, watchToolList, limits });
+    const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, requestSignal: calls.requestSignal, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
     // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the
     // call's abort listener on signal, removed on settling. While any is pending the

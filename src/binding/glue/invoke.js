@@ -3,12 +3,12 @@
 // commands, skill paths leaving the skill) and BigInt-safe conversion of results to JSON.
 (function invoke(deps) {
   "use strict";
-  const { events, done, pauseBudget, resumeBudget } = deps;
+  const { events, signals, done, pauseBudget, resumeBudget } = deps;
   // Catalog tools by host index, and everything else called like one (namespace leaves,
   // MCP tools and operations, nodes, skills, Swarm): { name, source, execute }.
   const definitions = [];
   const surfaces = [];
-  // Calls in flight by call id: { controller, aborted }.
+  // Calls in flight by call id: { controller, aborted, loan }.
   const controllers = new Map();
   let beforeToolCall = null;
   // The `context` call option of the exec/wait each run is in, by run id (while it lasts).
@@ -150,7 +150,7 @@
     const toolName = definition.name;
     // The call's abort state; ctx.signal makes its controller on first read (already
     // aborted if the call was cancelled before that).
-    const call = { controller: null, aborted: false };
+    const call = { controller: null, aborted: false, loan: null };
     controllers.set(callId, call);
     const listening = events.listening();
     const started = listening ? Date.now() : 0;
@@ -189,6 +189,7 @@
       if (settled) return;
       settled = true;
       controllers.delete(callId);
+      if (call.loan !== null) signals.giveBack(call.loan);
       for (; pauses > 0; pauses--) resumeBudget(token);
       events.toolCallEnd(runId, callId, ok ? "ok" : call.aborted ? "cancelled" : "error", listening ? Date.now() - started : 0, text);
       done(token, ok, text);
@@ -243,6 +244,17 @@
     },
     setPolicy(hook) {
       beforeToolCall = typeof hook === "function" ? hook : null;
+    },
+    // The signal of the requests the call behind `ctx` sends (MCP requests): ctx.signal's,
+    // lent from the pool when nothing read it yet, since the requests' listeners go when
+    // the call settles.
+    requestSignal(ctx) {
+      const call = ctx[CALL];
+      if (call.controller === null && !call.aborted) {
+        call.loan = signals.lend();
+        call.controller = call.loan.controller;
+      }
+      return ctx.signal;
     },
     // Cancels call `callId`: its ctx.signal aborts (now, or when first read).
     abort(callId) {

@@ -3,12 +3,12 @@
 // reloads, projects results, and reloads a server on tools/list_changed.
 (function mcp(deps) {
   "use strict";
-  const { addSurface, errorText, isObject, listening, mcpLoaded, reportNames, watchToolList, limits } = deps;
+  const { addSurface, errorText, isObject, listening, mcpLoaded, reportNames, requestSignal, watchToolList, limits } = deps;
   const MCP_LIST_TIMEOUT_MS = limits.mcpListTimeoutMs;
   const MAX_PAGES = limits.mcpMaxPages;
   // setTimeout's largest delay (a larger one fires at once): the SDK's own request timer
   // (60 s unless told) must not cut a call whose run is parked while the model thinks. The
-  // run's lifetime bounds the call instead: ctx.signal aborts it when the run ends,
+  // run's lifetime bounds the call instead: its signal aborts it when the run ends,
   // expires, is aborted or its session closes.
   const MCP_REQUEST_TIMEOUT_MS = 0x7fffffff;
   // { name, client, surfaceIndices } per server.
@@ -80,9 +80,10 @@
   // the call's tool_call_update event, as ctx.onUpdate does for host tools; when nobody
   // listens, the call asks the server for no progress (and skips the SDK's handler).
   function mcpRequestOptions(ctx) {
-    if (!listening()) return { signal: ctx.signal, timeout: MCP_REQUEST_TIMEOUT_MS };
+    const signal = requestSignal(ctx);
+    if (!listening()) return { signal, timeout: MCP_REQUEST_TIMEOUT_MS };
     return {
-      signal: ctx.signal,
+      signal,
       timeout: MCP_REQUEST_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       onprogress: (progress) => {
@@ -92,9 +93,10 @@
     };
   }
 
+  // No async wrapper: the result is projected in one reaction (a duck-typed client may
+  // answer without a promise), and a synchronous throw still fails the call in invoke.
   function mcpToolCall(client, toolName) {
-    return async (input, ctx) =>
-      projectToolResult(await client.callTool({ name: toolName, arguments: input }, undefined, mcpRequestOptions(ctx)));
+    return (input, ctx) => Promise.resolve(client.callTool({ name: toolName, arguments: input }, undefined, mcpRequestOptions(ctx))).then(projectToolResult);
   }
 
   // MCP `callTool` results keep content blocks (with annotations and block _meta),
@@ -148,16 +150,16 @@
         if (typeof client[method] === "function" && supports(key.split(".")[0])) ops[key] = mcpSurface(server, key, name + "." + key, run);
       };
       op("resources.list", "listResources", async (_input, ctx) => ({
-        resources: await allPages((params) => client.listResources(params, { signal: ctx.signal }), "resources", keyBy("uri")),
+        resources: await allPages((params) => client.listResources(params, { signal: requestSignal(ctx) }), "resources", keyBy("uri")),
       }));
       op("resources.templates", "listResourceTemplates", async (_input, ctx) => ({
-        resourceTemplates: await allPages((params) => client.listResourceTemplates(params, { signal: ctx.signal }), "resourceTemplates", keyBy("uriTemplate")),
+        resourceTemplates: await allPages((params) => client.listResourceTemplates(params, { signal: requestSignal(ctx) }), "resourceTemplates", keyBy("uriTemplate")),
       }));
       op("resources.read", "readResource", async (input, ctx) =>
         without_meta(await client.readResource({ uri: String(input.uri) }, mcpRequestOptions(ctx)), ["contents"])
       );
       op("prompts.list", "listPrompts", async (_input, ctx) => ({
-        prompts: await allPages((params) => client.listPrompts(params, { signal: ctx.signal }), "prompts", keyBy("name")),
+        prompts: await allPages((params) => client.listPrompts(params, { signal: requestSignal(ctx) }), "prompts", keyBy("name")),
       }));
       op("prompts.get", "getPrompt", async (input, ctx) => {
         const params = { name: String(input.name) };
