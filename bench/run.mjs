@@ -716,11 +716,8 @@ const GROUPS = [
         // excess over that tool is the median of their per-pair differences: drift between
         // batches on a busy machine is larger than the excess itself.
         const pair = async () => {
-          const first = i % 2 === 0 ? ctx.mcp.guest : ctx.mcp.tool;
-          const second = i % 2 === 0 ? ctx.mcp.tool : ctx.mcp.guest;
-          const [a, b] = [await first(sideName), await second(sideName)];
-          guest.push(i % 2 === 0 ? a : b);
-          tool.push(i % 2 === 0 ? b : a);
+          const both = [[ctx.mcp.guest, guest], [ctx.mcp.tool, tool]];
+          for (const [batch, out] of i % 2 === 0 ? both : both.reverse()) out.push(await batch(sideName));
         };
         const batches = [() => ctx.mcp.direct().then((x) => direct.push(x)), () => ctx.mcp.plain(sideName).then((x) => plain.push(x)), pair];
         for (let k = 0; k < batches.length; k++) await batches[(i + k) % batches.length]();

@@ -245,9 +245,9 @@
     setPolicy(hook) {
       beforeToolCall = typeof hook === "function" ? hook : null;
     },
-    // The signal of the requests the call behind `ctx` sends (MCP requests): ctx.signal's,
-    // lent from the pool when nothing read it yet, since the requests' listeners go when
-    // the call settles.
+    // The abort signal for the requests the call behind `ctx` sends (MCP requests): its
+    // ctx.signal, borrowed from the pool when nothing made one yet (the pool may lend it:
+    // the requests' listeners are removed when the call settles).
     requestSignal(ctx) {
       const call = ctx[CALL];
       if (call.controller === null && !call.aborted) {
