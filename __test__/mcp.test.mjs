@@ -89,6 +89,29 @@ test("a refused MCP call, left uncaught, names the line that made it (both isola
   await s.close();
 });
 
+test("the guest refuses a missing argument only where the host would too", async () => {
+  // The guest checks required arguments itself so the error is thrown at the call; it
+  // must never refuse what the host accepts (accessors, toJSON), and the host's own check
+  // still answers for what the guest leaves to it.
+  const s = await session();
+  const v = await run(s, `const out = [];
+    out.push((await MCP.docs.readFile({ get path() { return "g.txt"; } })).content[0].text);
+    out.push((await MCP.docs.readFile({ toJSON() { return { path: "j.txt" }; } })).content[0].text);
+    for (const input of [{ path: undefined }, { toJSON() { return {}; } }]) {
+      try { await MCP.docs.readFile(input); } catch (e) { out.push(e.message); }
+    }
+    try { await MCP.docs.stats(); } catch (e) { out.push(e.message); }
+    return out;`);
+  assert.deepEqual(v, [
+    "g.txt:utf8",
+    "j.txt:utf8",
+    "Missing required MCP namespace argument(s): path",
+    "Missing required MCP namespace argument(s): path",
+    "Missing required MCP namespace argument(s): n",
+  ]);
+  await s.close();
+});
+
 test("isError resolves and structuredContent is kept", async () => {
   const s = await session();
   const v = await run(s, `return [await MCP.docs.fail(), await MCP.docs.stats({ n: 4 })];`);

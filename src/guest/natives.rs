@@ -50,11 +50,6 @@ pub trait Bridge: Send + Sync {
     fn api_read(&self, path: &str) -> Result<String, String>;
     /// `MCP.$api()` (empty server) or `MCP.<server>.$api(tool?, { schema })`, as JSON.
     fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String>;
-    /// Whether `call` returns before the host judged the call, so a refusal comes later
-    /// as a rejection (a sandbox process) instead of an error thrown at the call site.
-    fn refuses_later(&self) -> bool {
-        false
-    }
 }
 
 fn optional_string<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> Option<String> {
@@ -217,16 +212,6 @@ pub fn install_natives<'js>(ctx: &Ctx<'js>, slot: BridgeSlot) -> rquickjs::Resul
                 })
             },
         )?,
-    )?;
-
-    let b = bound();
-    native.set(
-        "refusesLater",
-        Function::new(ctx.clone(), move || {
-            let mut later = false;
-            b.with(|bridge| later = bridge.refuses_later());
-            later
-        })?,
     )?;
 
     // URL parsing lives in Rust (WHATWG semantics from the `url` crate).

@@ -223,17 +223,10 @@
     }
   }
 
-  // Set on the first call (a VM is bound once): whether refusals of host calls arrive
-  // later (a sandbox process), so the call site's stack is kept for their errors.
-  let refusesLater;
   function bridge(method, target, input) {
     const id = native.call(method, target, toJsonText(input));
-    if (refusesLater === undefined) refusesLater = native.refusesLater();
-    // Catalog calls are refused only for reasons that end the run; namespace calls check
-    // their input on the host and are refused as catchable errors.
-    const site = refusesLater && method === "surface" ? new ErrorCtor() : undefined;
     return new PromiseCtor((resolve, reject) => {
-      apply(mapSet, pending, [id, { resolve, reject, site }]);
+      apply(mapSet, pending, [id, { resolve, reject }]);
     });
   }
 
@@ -431,9 +424,7 @@
       const entry = apply(mapGet, pending, [id]);
       if (entry === undefined) return;
       apply(mapDelete, pending, [id]);
-      const error = entry.site === undefined ? new ErrorCtor(message) : entry.site;
-      defineProperty(error, "message", { value: StringCtor(message), writable: true, configurable: true });
-      entry.reject(error);
+      entry.reject(new ErrorCtor(StringCtor(message)));
     },
     fireTimer(id) {
       const timer = apply(mapGet, timers, [id]);

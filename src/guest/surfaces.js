@@ -7,6 +7,7 @@
   const create = O.create;
   const arrayIncludes = Array.prototype.includes;
   const stringTrim = String.prototype.trim;
+  const hasOwn = O.prototype.hasOwnProperty;
 
   function tree() {
     return create(null);
@@ -55,14 +56,31 @@
     define("namespaces", freeze(all));
   }
 
+  // The required arguments (without a default) that `input` lacks, ", "-joined: the call
+  // is refused here, so its error names the caller's line in both isolation modes. Values
+  // are read as JSON.stringify reads them; an input with toJSON is left to the host, which
+  // checks every call again.
+  function missingArguments(input, required) {
+    if (input !== undefined && typeof input.toJSON === "function") return "";
+    let missing = "";
+    for (let i = 0; i < required.length; i++) {
+      if (input === undefined || input[required[i]] === undefined) {
+        missing += (missing === "" ? "" : ", ") + required[i];
+      }
+    }
+    return missing;
+  }
+
   // A plain function returning the bridge promise, like catalog handles: an async wrapper
   // would add a promise and two job turns to every call. Failures still reject.
-  function mcpTool(key) {
+  function mcpTool(key, required) {
     return function (input) {
       try {
         if (arguments.length > 1 || (input !== undefined && (input === null || typeof input !== "object" || ArrayIsArray(input)))) {
           throw new TypeErrorCtor("MCP namespace tools accept one object argument.");
         }
+        const missing = required === undefined ? "" : missingArguments(input, required);
+        if (missing !== "") throw new ErrorCtor("Missing required MCP namespace argument(s): " + missing);
         return bridge("surface", key, input === undefined ? {} : input);
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e]);
@@ -82,7 +100,8 @@
       const schema = options !== undefined && options !== null && options.schema === true;
       return parse(native.mcpApi(id, toolName === undefined ? null : toolName, schema));
     };
-    for (const tool of server.tools) node[tool] = mcpTool(prefix + tool);
+    const required = server.required;
+    for (const tool of server.tools) node[tool] = mcpTool(prefix + tool, apply(hasOwn, required, [tool]) ? required[tool] : undefined);
     // The server's own tool names answer too (a model often writes what the server calls
     // a tool), as non-enumerable properties so listings show each tool once.
     const toolAliases = server.toolAliases;

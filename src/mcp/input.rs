@@ -27,14 +27,7 @@ impl McpTool {
                 }
             }
         }
-        let missing: Vec<&str> = schema
-            .and_then(|s| s.get("required"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|key| !input.contains_key(*key))
-            .collect();
+        let missing = self.unmet_required(|key| input.contains_key(key));
         if !missing.is_empty() {
             return Err(format!(
                 "Missing required MCP namespace argument(s): {}",
@@ -42,6 +35,32 @@ impl McpTool {
             ));
         }
         Ok(Value::Object(input).to_string())
+    }
+
+    /// The required properties without a schema default: what a caller must pass.
+    pub fn required_without_default(&self) -> Vec<&str> {
+        self.unmet_required(|_| false)
+    }
+
+    /// Required properties that have no default and that `present` does not hold.
+    fn unmet_required(&self, present: impl Fn(&str) -> bool) -> Vec<&str> {
+        let schema = self.input_schema.as_ref();
+        let props = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object);
+        let defaulted = |key: &str| {
+            props
+                .and_then(|p| p.get(key))
+                .is_some_and(|prop| prop.get("default").is_some())
+        };
+        schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|key| !defaulted(key) && !present(key))
+            .collect()
     }
 }
 
@@ -77,6 +96,22 @@ mod tests {
         assert_eq!(
             tool.prepare_input("[1]"),
             Err("MCP namespace tools accept one object argument.".into())
+        );
+        // A required property with a default is not the caller's to pass.
+        let c = McpCatalog::from_report(&json!({ "servers": [{ "name": "fs", "tools": [
+            { "name": "list", "hostIndex": 0,
+              "inputSchema": { "type": "object", "required": ["dir", "depth", 7],
+                "properties": { "depth": { "type": "number", "default": 1 } } } }
+        ] }] }));
+        let tool = c.servers[0].tool("list").unwrap();
+        assert_eq!(tool.required_without_default(), ["dir"]);
+        assert_eq!(
+            tool.prepare_input("{}"),
+            Err("Missing required MCP namespace argument(s): dir".into())
+        );
+        assert_eq!(
+            tool.prepare_input(r#"{"dir":"/"}"#),
+            Ok(r#"{"dir":"/","depth":1}"#.into())
         );
     }
 }

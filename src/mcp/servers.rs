@@ -113,7 +113,8 @@ impl McpCatalog {
     }
 
     /// The guest's view for the prelude: `[{ id, aliases, tools: [id…], toolAliases,
-    /// ops: [op…] }]`; aliases map a server's own name to the identifier it stands for.
+    /// required: { id: [property…] }, ops: [op…] }]`; aliases map a server's own name to
+    /// the identifier it stands for, `required` lists what a tool's caller must pass.
     /// Unavailable servers follow as `{ id, aliases, name, down }`, with identifiers that
     /// never take one a reachable server holds.
     pub fn prelude_tree(&self) -> Value {
@@ -163,6 +164,7 @@ impl McpCatalog {
                     "aliases": server_aliases.get_key_value(&s.name).map(|(a, _)| a).into_iter().collect::<Vec<_>>(),
                     "tools": s.tools.iter().map(|t| t.identifier.as_str()).collect::<Vec<_>>(),
                     "toolAliases": s.tool_aliases(),
+                    "required": s.required_arguments(),
                     "ops": s.ops.iter().map(|(op, _)| op.as_str()).collect::<Vec<_>>(),
                 })
             })
@@ -221,6 +223,16 @@ impl McpServer {
         )
     }
 
+    /// `{ identifier: [property…] }` for the tools with required properties that have no
+    /// default, so the guest can refuse a call missing one where it is made.
+    pub fn required_arguments(&self) -> BTreeMap<&str, Vec<&str>> {
+        self.tools
+            .iter()
+            .map(|t| (t.identifier.as_str(), t.required_without_default()))
+            .filter(|(_, required)| !required.is_empty())
+            .collect()
+    }
+
     pub fn op(&self, op: &str) -> Result<usize, String> {
         self.ops
             .iter()
@@ -269,6 +281,10 @@ mod tests {
             c.unavailable,
             vec![("broken".to_string(), "connection refused".to_string())]
         );
+        assert_eq!(
+            c.prelude_tree()[0]["required"],
+            json!({ "readFile": ["path"] })
+        );
     }
 
     #[test]
@@ -311,6 +327,7 @@ mod tests {
         assert_eq!(s.tool("getUser").map(|t| t.host_index), Ok(3));
         let tree = c.prelude_tree();
         assert_eq!(tree[0]["toolAliases"]["delete"], "delete2");
+        assert_eq!(tree[0]["required"], json!({}));
         assert_eq!(tree[0]["aliases"], json!([]));
     }
 

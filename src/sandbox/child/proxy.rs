@@ -84,10 +84,6 @@ impl Bridge for ProxyBridge {
         Ok(id)
     }
 
-    fn refuses_later(&self) -> bool {
-        true
-    }
-
     fn output(&self, kind: u8, text: String) {
         self.tell(BridgeRequest::Output { kind, text });
     }
