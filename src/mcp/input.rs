@@ -2,39 +2,67 @@
 //! as own properties, every required property present.
 
 use super::servers::McpTool;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+const ONE_OBJECT: &str = "MCP namespace tools accept one object argument.";
+
+fn missing_message(missing: &[&str]) -> String {
+    format!(
+        "Missing required MCP namespace argument(s): {}",
+        missing.join(", ")
+    )
+}
 
 impl McpTool {
     /// The arguments sent to the server: one object, top-level schema defaults added as
     /// own properties, every required property present.
-    pub fn prepare_input(&self, input_json: &str) -> Result<String, String> {
-        const ONE_OBJECT: &str = "MCP namespace tools accept one object argument.";
-        let mut input: Map<String, Value> = match serde_json::from_str(input_json) {
+    pub fn prepare_input(&self, input_json: String) -> Result<String, String> {
+        let defaults = self.defaults();
+        if defaults.is_empty() {
+            // Nothing to add: only the top-level keys are read (values are skipped, not
+            // built), and the text goes on as the guest sent it.
+            let keys =
+                match serde_json::from_str::<Option<HashMap<String, IgnoredAny>>>(&input_json) {
+                    Ok(keys) => keys,
+                    Err(_) => return Err(ONE_OBJECT.to_string()),
+                };
+            let missing =
+                self.unmet_required(|key| keys.as_ref().is_some_and(|k| k.contains_key(key)));
+            return match (missing.is_empty(), keys) {
+                (false, _) => Err(missing_message(&missing)),
+                (true, None) => Ok("{}".to_string()),
+                (true, Some(_)) => Ok(input_json),
+            };
+        }
+        let mut input: Map<String, Value> = match serde_json::from_str(&input_json) {
             Ok(Value::Object(map)) => map,
             Ok(Value::Null) => Map::new(),
             _ => return Err(ONE_OBJECT.to_string()),
         };
-        let schema = self.input_schema.as_ref();
-        if let Some(props) = schema
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-        {
-            for (key, prop) in props {
-                if let Some(default) = prop.get("default") {
-                    if !input.contains_key(key) {
-                        input.insert(key.clone(), default.clone());
-                    }
-                }
+        for (key, default) in defaults {
+            if !input.contains_key(key) {
+                input.insert(key.clone(), default.clone());
             }
         }
         let missing = self.unmet_required(|key| input.contains_key(key));
         if !missing.is_empty() {
-            return Err(format!(
-                "Missing required MCP namespace argument(s): {}",
-                missing.join(", ")
-            ));
+            return Err(missing_message(&missing));
         }
         Ok(Value::Object(input).to_string())
+    }
+
+    /// The top-level properties with a schema default, and that default.
+    fn defaults(&self) -> Vec<(&String, &Value)> {
+        self.input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, prop)| prop.get("default").map(|default| (key, default)))
+            .collect()
     }
 
     /// The required properties without a schema default: what a caller must pass.
@@ -78,23 +106,49 @@ mod tests {
     }
 
     #[test]
+    fn without_defaults_the_text_passes_unchanged_after_the_checks() {
+        let c = McpCatalog::from_report(&json!({ "servers": [{ "name": "fs", "tools": [
+            { "name": "read", "hostIndex": 0,
+              "inputSchema": { "type": "object", "required": ["path"], "properties": { "path": { "type": "string" } } } }
+        ] }] }));
+        let tool = c.servers[0].tool("read").unwrap();
+        let escaped = r#"{"p\u0061th":"a","big":[1,{"x":null}]}"#;
+        assert_eq!(tool.prepare_input(escaped.into()), Ok(escaped.into()));
+        assert_eq!(
+            tool.prepare_input(r#"{"paths":"a"}"#.into()),
+            Err("Missing required MCP namespace argument(s): path".into())
+        );
+        assert_eq!(
+            tool.prepare_input("5".into()),
+            Err("MCP namespace tools accept one object argument.".into())
+        );
+        let open = McpCatalog::from_report(
+            &json!({ "servers": [{ "name": "fs", "tools": [{ "name": "ls", "hostIndex": 0 }] }] }),
+        );
+        assert_eq!(
+            open.servers[0].tools[0].prepare_input("null".into()),
+            Ok("{}".into())
+        );
+    }
+
+    #[test]
     fn inputs_get_defaults_and_required_checks() {
         let c = catalog();
         let tool = c.servers[0].tool("readFile").unwrap();
         assert_eq!(
-            tool.prepare_input(r#"{"path":"a"}"#),
+            tool.prepare_input(r#"{"path":"a"}"#.into()),
             Ok(r#"{"path":"a","encoding":"utf8"}"#.into())
         );
         assert_eq!(
-            tool.prepare_input(r#"{"path":"a","encoding":"base64"}"#),
+            tool.prepare_input(r#"{"path":"a","encoding":"base64"}"#.into()),
             Ok(r#"{"path":"a","encoding":"base64"}"#.into())
         );
         assert_eq!(
-            tool.prepare_input("null"),
+            tool.prepare_input("null".into()),
             Err("Missing required MCP namespace argument(s): path".into())
         );
         assert_eq!(
-            tool.prepare_input("[1]"),
+            tool.prepare_input("[1]".into()),
             Err("MCP namespace tools accept one object argument.".into())
         );
         // A required property with a default is not the caller's to pass.
@@ -106,11 +160,11 @@ mod tests {
         let tool = c.servers[0].tool("list").unwrap();
         assert_eq!(tool.required_without_default(), ["dir"]);
         assert_eq!(
-            tool.prepare_input("{}"),
+            tool.prepare_input("{}".into()),
             Err("Missing required MCP namespace argument(s): dir".into())
         );
         assert_eq!(
-            tool.prepare_input(r#"{"dir":"/"}"#),
+            tool.prepare_input(r#"{"dir":"/"}"#.into()),
             Ok(r#"{"dir":"/","depth":1}"#.into())
         );
     }

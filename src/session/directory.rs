@@ -58,7 +58,7 @@ impl Directory for SessionCore {
                 return Ok((surface(index, name.clone(), name), input_json));
             }
             let tool = server.tool(member)?;
-            let input = tool.prepare_input(&input_json)?;
+            let input = tool.prepare_input(input_json)?;
             let callable = format!("MCP.{}.{}", server.identifier, tool.identifier);
             return Ok((surface(tool.host_index, tool.name.clone(), callable), input));
         }
