@@ -28,7 +28,9 @@ const fn bound(key: &'static str, default: u64, min: u64, max: u64) -> Bound {
     }
 }
 
-const TIMEOUT_MS: Bound = bound("timeoutMs", 10_000, 100, 60_000);
+const TIMEOUT_MS: Bound = bound("timeoutMs", 10_000, 100, MAX_TIMEOUT_MS);
+/// The longest `timeoutMs`: no cell's guest computes longer than this in one turn.
+pub const MAX_TIMEOUT_MS: u64 = 60_000;
 const MEMORY_LIMIT_BYTES: Bound = bound("memoryLimitBytes", 64 * MIB, MIB, 1024 * MIB);
 const MAX_OUTPUT_BYTES: Bound = bound("maxOutputBytes", 65_536, 1024, 10 * MIB);
 const MAX_SNAPSHOT_BYTES: Bound = bound("maxSnapshotBytes", 10 * MIB, 1024, 256 * MIB);

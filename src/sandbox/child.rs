@@ -32,6 +32,8 @@ struct Guest {
         Sender<super::wire::BridgeReply>,
         Receiver<super::wire::BridgeReply>,
     ),
+    /// The largest frame the addon accepts from this process (set by `Bind`).
+    max_frame: std::sync::atomic::AtomicUsize,
 }
 
 /// The sandbox executable's entry: serves the addon on stdin/stdout until stdin ends.
@@ -172,6 +174,21 @@ fn refuse_and_exit(vm: u64, out: &Out) {
     unsafe { libc::_exit(super::wire::EXIT_PARSE_OVERRUN) }
 }
 
+/// The answer to a command, within the addon's frame cap: a huge source's position map
+/// (errors then point into the JavaScript) or rejection text is left out rather than get
+/// the process killed.
+fn fit(vm: u64, mut done: Done, max_frame: usize) -> FromChild {
+    let size = |done: &Done| serde_json::to_vec(done).map_or(usize::MAX, |body| body.len() + 64);
+    if size(&done) > max_frame {
+        done.map = None;
+    }
+    if size(&done) > max_frame {
+        done.first_unhandled =
+            Some("RangeError: the unhandled rejection was too large to report".into());
+    }
+    FromChild::Done { vm, done }
+}
+
 impl Guest {
     fn new(id: u64) -> Arc<Guest> {
         Arc::new(Guest {
@@ -179,6 +196,7 @@ impl Guest {
             vm: Mutex::new(None),
             control: Arc::new(Control::new()),
             replies: crossbeam_channel::unbounded(),
+            max_frame: std::sync::atomic::AtomicUsize::new(super::wire::MAX_FRAME),
         })
     }
 
@@ -217,7 +235,8 @@ impl Guest {
         }
         done.figures.interrupt = self.control.interrupt_code();
         drop(slot);
-        let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm: self.id, done });
+        let max_frame = self.max_frame.load(std::sync::atomic::Ordering::SeqCst);
+        let _ = write_frame(&mut *out.lock(), &fit(self.id, done, max_frame));
     }
 
     /// Runs one step; false when the rest must not run (as the in-process cell would stop).
@@ -233,8 +252,11 @@ impl Guest {
             memory_bytes,
             max_stack_bytes,
             config_json,
+            max_frame_bytes,
         } = step
         {
+            self.max_frame
+                .store(max_frame_bytes, std::sync::atomic::Ordering::SeqCst);
             let limits = VmLimits {
                 memory_bytes,
                 max_stack_bytes,
@@ -287,6 +309,7 @@ impl Guest {
             self.id,
             out.clone(),
             self.replies.1.clone(),
+            self.max_frame.load(std::sync::atomic::Ordering::SeqCst),
         ));
         vm.bind(limits, self.control.clone(), bridge, config_json)
             .map_err(StartFailure::from)?;

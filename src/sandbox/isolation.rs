@@ -2,7 +2,7 @@
 //! process: started on its first cell, replaced when it dies, ended with the session.
 
 use super::locate::executable;
-use super::process::SandboxProcess;
+use super::process::{ProcessLimits, SandboxProcess};
 use super::remote::RemoteVm;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -73,14 +73,15 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// A VM in the session's process, starting a fresh process if there is none or the
-    /// last one died. `executors`: how many commands the process runs at once.
-    pub fn new_vm(&self, executors: usize) -> Result<RemoteVm, String> {
+    /// last one died. `executors`: how many commands the process runs at once; `limits`:
+    /// what the session's limits allow a process started now.
+    pub fn new_vm(&self, executors: usize, limits: ProcessLimits) -> Result<RemoteVm, String> {
         let mut current = self.current.lock();
         let process = match current.as_ref() {
             Some(process) if process.is_usable() => process.clone(),
             _ => {
                 let path = executable()?;
-                let process = SandboxProcess::spawn(&path, executors).map_err(|error| {
+                let process = SandboxProcess::spawn(&path, executors, limits).map_err(|error| {
                     format!(
                         "code mode sandbox process could not start ({}): {error}",
                         path.display()
@@ -101,5 +102,26 @@ impl Sandbox {
     /// The process running now, if any (tests and stats).
     pub fn process(&self) -> Option<Arc<SandboxProcess>> {
         self.current.lock().clone()
+    }
+}
+
+/// What a session's `limits` allow its sandbox process: frames as large as the largest
+/// value the session lets through (tool input, output, a parked run), with room for JSON
+/// escapes; memory for every VM it may hold at its memory limit.
+pub fn process_limits(limits: &crate::limits::Limits, executors: usize) -> ProcessLimits {
+    const MIB: u64 = 1 << 20;
+    let largest = limits
+        .max_tool_input_bytes
+        .max(limits.max_output_bytes)
+        .max(limits.max_snapshot_bytes);
+    let vms =
+        u64::try_from(executors + crate::limits::DEFAULT_MAX_SUSPENDED_RUNS).unwrap_or(u64::MAX);
+    ProcessLimits {
+        max_frame_bytes: usize::try_from(largest.saturating_mul(2).saturating_add(MIB))
+            .unwrap_or(usize::MAX),
+        data_limit_bytes: limits
+            .memory_limit_bytes
+            .saturating_mul(vms)
+            .saturating_add(512 * MIB),
     }
 }

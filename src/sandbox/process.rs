@@ -1,13 +1,13 @@
-//! One sandbox process as the addon sees it: the pipe to it, a reader thread that hands
-//! each of its messages to the route of the VM it names, and why it ended. Dropping the
-//! handle ends the process (its input closes, and it is killed for good measure).
+//! One sandbox process as the addon sees it: an attacker once a memory bug runs code in it.
+//! Writes to it never block, frames from it are capped, and a process that breaks the
+//! protocol, stops reading or stops answering is killed and reaped by its reader thread.
 
-use super::wire::{read_frame, write_frame, FromChild, ToChild};
+use super::outbox::{Outbox, Sent};
+use super::wire::{queue_frame, FromChild, ToChild};
 use parking_lot::Mutex;
-use std::collections::HashMap;
-use std::io::{BufReader, BufWriter};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -18,123 +18,229 @@ pub static LIVE_PROCESSES: AtomicUsize = AtomicUsize::new(0);
 /// or the process ends.
 pub type Route = Arc<dyn Fn(FromChild) + Send + Sync>;
 
+/// What a session's limits allow one sandbox process.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessLimits {
+    /// The largest frame the sandbox may send.
+    pub max_frame_bytes: usize,
+    /// Its `RLIMIT_DATA`, a backstop above every VM's memory limit.
+    pub data_limit_bytes: u64,
+}
+
 /// What the reader thread and the handle share.
-#[derive(Default)]
-struct Routes {
-    by_vm: Mutex<HashMap<u64, Route>>,
-    /// Set once the process is gone: how it ended, in words for an error message.
-    death: OnceLock<String>,
+pub(super) struct Shared {
+    pub(super) pid: u32,
+    pub(super) routes: Mutex<HashMap<u64, Route>>,
+    /// VMs with a command out: only they may send requests and an answer.
+    pub(super) commands: Mutex<HashSet<u64>>,
+    /// Frames read so far: progress, for a thread waiting on an answer.
+    pub(super) frames: AtomicU64,
+    pub(super) outbox: Outbox,
+    /// The highest VM id handed out: a message naming a higher one was never asked for.
+    pub(super) issued_vms: AtomicU64,
+    /// Set once the process is reaped: how it ended, in words for an error message.
+    pub(super) death: OnceLock<String>,
+    /// What the sandbox did that got it killed, if it was.
+    pub(super) violation: OnceLock<String>,
+    /// Held while the process may be signalled; false once it is reaped (its pid may be
+    /// reused from then on).
+    pub(super) unreaped: Mutex<bool>,
+}
+
+impl Shared {
+    /// Kills the process for what it did (the first reason is kept) and sends it nothing
+    /// more; the reader thread reaps it and reports the reason to every run it held.
+    pub(super) fn violate(&self, what: String) {
+        let _ = self.violation.set(what);
+        self.outbox.close();
+        self.signal_kill();
+    }
+
+    /// SIGKILL, unless the process is already reaped or being reaped right now.
+    pub(super) fn signal_kill(&self) {
+        if let Some(unreaped) = self.unreaped.try_lock() {
+            if *unreaped {
+                kill_pid(self.pid);
+            }
+        }
+    }
 }
 
 pub struct SandboxProcess {
-    pid: u32,
-    input: Mutex<BufWriter<ChildStdin>>,
-    routes: Arc<Routes>,
-    next_vm: AtomicU64,
+    shared: Arc<Shared>,
+    limits: ProcessLimits,
     /// Set by `kill`: the process takes no new VMs even before it is reaped.
     killed: AtomicBool,
+    cpu_clock: Option<i64>,
 }
 
 impl SandboxProcess {
-    /// Starts `executable` with an empty environment (the time zone aside) and pipes on
-    /// stdin and stdout; stderr is the gateway's, so a failure to lock down is visible.
-    pub fn spawn(executable: &Path, executors: usize) -> std::io::Result<Arc<SandboxProcess>> {
+    /// Starts `executable` with an empty environment (the time zone aside), pipes on all
+    /// three descriptors (its stderr is read once it ends, for the death message), from
+    /// the one thread that lives as long as the gateway.
+    pub fn spawn(
+        executable: &Path,
+        executors: usize,
+        limits: ProcessLimits,
+    ) -> std::io::Result<Arc<SandboxProcess>> {
         let mut command = Command::new(executable);
         command
             .arg(executors.to_string())
+            .arg(std::process::id().to_string())
+            .arg(limits.data_limit_bytes.to_string())
             .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::piped());
         if let Some(zone) = std::env::var_os("TZ") {
             command.env("TZ", zone);
         }
-        let mut child = command.spawn()?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let mut child = super::spawner::spawn(command)?;
+        let pid = child.id();
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(input), Some(output), Some(errors)) = pipes else {
             let _ = child.kill();
             let _ = child.wait();
             return Err(std::io::Error::other("sandbox pipes missing"));
         };
+        let outbox = match Outbox::new(input) {
+            Ok(outbox) => outbox,
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(error);
+            }
+        };
         LIVE_PROCESSES.fetch_add(1, Ordering::SeqCst);
-        let routes = Arc::new(Routes::default());
-        let pid = child.id();
-        let reader_routes = routes.clone();
+        let shared = Arc::new(Shared {
+            pid,
+            routes: Mutex::new(HashMap::new()),
+            commands: Mutex::new(HashSet::new()),
+            frames: AtomicU64::new(0),
+            outbox,
+            issued_vms: AtomicU64::new(0),
+            death: OnceLock::new(),
+            violation: OnceLock::new(),
+            unreaped: Mutex::new(true),
+        });
+        let cpu_clock = process_cpu_clock(pid);
+        let reader = super::reader::Reader::new(shared.clone(), limits.max_frame_bytes);
         let spawned = std::thread::Builder::new()
             .name("codemode-sandbox-reader".into())
             .stack_size(256 * 1024)
-            .spawn(move || read_until_exit(child, BufReader::new(stdout), &reader_routes));
+            .spawn(move || reader.run(child, output, errors));
         if let Err(error) = spawned {
-            // The closed pipe ends it; the kill makes sure.
+            // The thread took the child with it; it is killed and never reaped here.
             kill_pid(pid);
             return Err(error);
         }
         Ok(Arc::new(SandboxProcess {
-            pid,
-            input: Mutex::new(BufWriter::new(stdin)),
-            routes,
-            next_vm: AtomicU64::new(1),
+            shared,
+            limits,
             killed: AtomicBool::new(false),
+            cpu_clock,
         }))
     }
 
     /// A new VM id; `open_vm` then gives it its route.
     pub fn new_vm_id(&self) -> u64 {
-        self.next_vm.fetch_add(1, Ordering::SeqCst)
+        self.shared.issued_vms.fetch_add(1, Ordering::SeqCst) + 1
     }
 
     /// `route` gets VM `vm`'s messages until it is released or the process ends.
     pub fn open_vm(&self, vm: u64, route: Route) {
         if self.death().is_none() {
-            self.routes.by_vm.lock().insert(vm, route);
+            self.shared.routes.lock().insert(vm, route);
         }
     }
 
-    /// Sends one message; false if the process is gone.
+    /// Sends one message without waiting; false if the process is gone or being killed.
     pub fn send(&self, message: &ToChild) -> bool {
-        self.death().is_none() && write_frame(&mut *self.input.lock(), message).is_ok()
+        if self.death().is_some() {
+            return false;
+        }
+        let mut frame = Vec::new();
+        if queue_frame(&mut frame, message).is_err() {
+            return false;
+        }
+        match self.shared.outbox.send(&frame) {
+            Sent::Accepted => true,
+            Sent::Closed => false,
+            Sent::Overflow => {
+                self.shared.violate(format!(
+                    "stopped reading its input ({} bytes were waiting for it)",
+                    super::outbox::BACKLOG_CAP
+                ));
+                false
+            }
+        }
+    }
+
+    /// Sends command `message` for VM `vm`; false if it could not be sent. Until its
+    /// answer comes, VM `vm` may send requests.
+    pub fn command(&self, vm: u64, message: &ToChild) -> bool {
+        // Recorded first: the answer may arrive before `send` returns.
+        self.shared.commands.lock().insert(vm);
+        let sent = self.send(message);
+        if !sent {
+            self.shared.commands.lock().remove(&vm);
+        }
+        sent
     }
 
     /// Forgets VM `vm` here and in the process.
     pub fn release_vm(&self, vm: u64) {
-        self.routes.by_vm.lock().remove(&vm);
+        self.shared.routes.lock().remove(&vm);
+        self.shared.commands.lock().remove(&vm);
         self.send(&ToChild::Release { vm });
+    }
+
+    /// Kills the process for something it did that no sandbox running our code does.
+    pub fn violate(&self, what: String) {
+        self.killed.store(true, Ordering::SeqCst);
+        self.shared.violate(what);
     }
 
     /// Whether new VMs may go here: not ended, not being killed.
     pub fn is_usable(&self) -> bool {
-        self.death().is_none() && !self.killed.load(Ordering::SeqCst)
+        self.death().is_none()
+            && !self.killed.load(Ordering::SeqCst)
+            && self.shared.violation.get().is_none()
     }
 
     /// How the process ended, once it has.
     pub fn death(&self) -> Option<&str> {
-        self.routes.death.get().map(String::as_str)
+        self.shared.death.get().map(String::as_str)
+    }
+
+    pub fn max_frame_bytes(&self) -> usize {
+        self.limits.max_frame_bytes
     }
 
     pub fn pid(&self) -> u32 {
-        self.pid
+        self.shared.pid
     }
 
     /// Ends the process now (a turn stuck past its deadline, or the session closing).
     pub fn kill(&self) {
         self.killed.store(true, Ordering::SeqCst);
-        // Until the reader thread reaps the child its id cannot be reused, and after that
-        // the death is set and we do not get here.
-        if self.death().is_none() {
-            kill_pid(self.pid);
-        }
+        self.shared.outbox.close();
+        self.shared.signal_kill();
     }
 
     /// The process's CPU clock, for the watchdog's stuck-or-starved judgement (Linux).
     pub fn cpu_clock(&self) -> Option<i64> {
-        #[cfg(target_os = "linux")]
-        {
-            let mut clock: libc::clockid_t = 0;
-            // SAFETY: `clock` is a valid out-pointer; a dead pid only returns an error.
-            let status = unsafe { libc::clock_getcpuclockid(self.pid as i32, &mut clock) };
-            (status == 0).then_some(i64::from(clock))
-        }
-        #[cfg(not(target_os = "linux"))]
-        None
+        self.cpu_clock
+    }
+
+    /// CPU time the process has used, where it can be read (Linux).
+    pub fn cpu_ns(&self) -> Option<u64> {
+        self.cpu_clock.and_then(crate::runtime::cpu_clock::read)
+    }
+
+    /// Frames read from the process so far.
+    pub fn frames_read(&self) -> u64 {
+        self.shared.frames.load(Ordering::SeqCst)
     }
 }
 
@@ -144,40 +250,23 @@ impl Drop for SandboxProcess {
     }
 }
 
-/// The reader thread: routes messages until the stream ends, then reaps the process and
-/// records how it ended. Dropping the routes disconnects every VM still waiting.
-fn read_until_exit(
-    mut child: Child,
-    mut output: BufReader<std::process::ChildStdout>,
-    routes: &Routes,
-) {
-    while let Ok(Some(message)) = read_frame::<FromChild>(&mut output) {
-        let vm = match &message {
-            FromChild::Bridge { vm, .. } | FromChild::Done { vm, .. } => *vm,
-        };
-        // Not under the lock: a route may call into the session, which may open a VM.
-        let route = routes.by_vm.lock().get(&vm).cloned();
-        let Some(route) = route else { continue };
-        // A panic in a route is a bug; the process is ended below, as if it had crashed,
-        // rather than left with nobody reading it.
-        let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(message)));
-        if served.is_err() {
-            break;
-        }
+fn process_cpu_clock(pid: u32) -> Option<i64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: `clock` is a valid out-pointer; a dead pid only returns an error.
+        let status = unsafe { libc::clock_getcpuclockid(pid as i32, &mut clock) };
+        (status == 0).then_some(i64::from(clock))
     }
-    // A process that closed its output but lives on (it should not) is ended here.
-    let _ = child.kill();
-    let how = match child.wait() {
-        Ok(status) => describe(status),
-        Err(error) => format!("code mode sandbox process was lost ({error})"),
-    };
-    let _ = routes.death.set(how);
-    routes.by_vm.lock().clear();
-    LIVE_PROCESSES.fetch_sub(1, Ordering::SeqCst);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
 }
 
 /// SIGKILL to our own unreaped child `pid`.
-fn kill_pid(pid: u32) {
+pub(super) fn kill_pid(pid: u32) {
     #[cfg(unix)]
     // SAFETY: a plain signal to a process id that is our child and not yet reaped.
     unsafe {
@@ -186,43 +275,4 @@ fn kill_pid(pid: u32) {
     // Process isolation is refused where it is not supported (Windows).
     #[cfg(not(unix))]
     let _ = pid;
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
-    #[cfg(not(unix))]
-    let signal: Option<i32> = None;
-    match (signal, status.code()) {
-        (Some(signal), _) => format!(
-            "code mode sandbox process crashed ({})",
-            signal_name(signal)
-        ),
-        (None, Some(super::wire::EXIT_PARSE_OVERRUN)) => {
-            "code mode sandbox process ended: a cell's source was too complex to parse".into()
-        }
-        (None, Some(code)) => format!("code mode sandbox process exited with status {code}"),
-        (None, None) => "code mode sandbox process ended".into(),
-    }
-}
-
-#[cfg(not(unix))]
-fn signal_name(signal: i32) -> String {
-    format!("signal {signal}")
-}
-
-#[cfg(unix)]
-fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSYS => "SIGSYS",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGTERM => "SIGTERM",
-        other => return format!("signal {other}"),
-    };
-    name.into()
 }

@@ -3,6 +3,7 @@
 //! one round trip. The guest's bridge calls are served as they arrive, on the process's
 //! reader thread; host calls carry the sandbox's ids, which `calls` maps the run's ids to.
 
+use super::liveness::Liveness;
 use super::process::SandboxProcess;
 use super::serve::serve;
 use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
@@ -11,11 +12,18 @@ use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
 use crate::source::typescript::PositionMap;
 use crate::source::Language;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
+
+/// Steps a VM may have waiting for its next command (refused calls, host replies, timer
+/// fires); past it the sandbox is making calls no turn of a real guest could.
+const MAX_PENDING_STEPS: usize = 4096;
+/// The longest refusal message kept for the guest.
+const MAX_REFUSAL_BYTES: usize = 1024;
 
 pub struct RemoteVm {
     process: Arc<SandboxProcess>,
@@ -43,7 +51,9 @@ struct Link {
 
 impl RemoteVm {
     pub fn new(process: Arc<SandboxProcess>) -> RemoteVm {
-        let (answers, done) = crossbeam_channel::unbounded();
+        // One command at a time per VM, and an answer nobody asked for is refused by the
+        // reader: one slot is enough.
+        let (answers, done) = crossbeam_channel::bounded(1);
         let id = process.new_vm_id();
         let link = Arc::new(Link {
             vm: id,
@@ -99,6 +109,7 @@ impl RemoteVm {
             memory_bytes: limits.memory_bytes,
             max_stack_bytes: limits.max_stack_bytes,
             config_json: config_json.to_owned(),
+            max_frame_bytes: self.process.max_frame_bytes(),
         });
         Ok(())
     }
@@ -203,17 +214,16 @@ impl RemoteVm {
                 aborted: control.is_aborted(),
             },
         );
+        let within = answer_within(clock.remaining_ns);
         let message = ToChild::Run {
             vm: self.link.vm,
             clock,
             steps: all,
         };
-        if !self.process.send(&message) {
+        if !self.process.command(self.link.vm, &message) {
             return self.lose();
         }
-        let Ok(done) = self.done.recv() else {
-            return self.lose();
-        };
+        let done = self.wait_for_answer(within)?;
         if let Some(control) = self.control.get() {
             control.adopt_interrupt(done.figures.interrupt);
         }
@@ -221,8 +231,33 @@ impl RemoteVm {
         Some(done)
     }
 
-    /// Marks the VM lost with its process's end; `None` for `run` to return.
+    /// The answer to the command just sent. A process that stops answering, or answers
+    /// past `within`, is killed here, which ends the wait with the VM lost.
+    fn wait_for_answer(&self, within: Duration) -> Option<Done> {
+        let mut liveness = Liveness::new(&self.process, within);
+        loop {
+            match self.done.recv_timeout(super::liveness::CHECK) {
+                Ok(done) => return Some(done),
+                Err(RecvTimeoutError::Disconnected) => return self.lose(),
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Some(what) = liveness.judge(&self.process) {
+                        self.process.violate(what);
+                        return self.lose();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks the VM lost with its process's end; `None` for `run` to return. A send
+    /// fails once the process is being killed: its death, with the reason, follows.
     fn lose(&self) -> Option<Done> {
+        if self.process.death().is_none() {
+            self.process.kill();
+            // The reader reaps the killed process, records why it ended, then drops the
+            // routes, which disconnects this channel.
+            while self.done.recv().is_ok() {}
+        }
         let why = self
             .process
             .death()
@@ -232,6 +267,17 @@ impl RemoteVm {
     }
 }
 
+/// How long a sandbox may take to answer a command before its reader kills it: the run's
+/// time left (the longest cell timeout while the clock is paused) and the watchdog's
+/// judgement of a stuck or starved turn, with room to spare.
+fn answer_within(remaining_ns: Option<u64>) -> Duration {
+    let left = remaining_ns.map_or(
+        Duration::from_millis(crate::limits::MAX_TIMEOUT_MS),
+        Duration::from_nanos,
+    );
+    left + Duration::from_secs(10)
+}
+
 impl Link {
     /// One message from the sandbox, on the process's reader thread: bridge calls are
     /// served here in the order the guest made them; the command's answer goes to the
@@ -239,7 +285,8 @@ impl Link {
     fn receive(&self, message: FromChild, answers: &Sender<Done>) {
         let request = match message {
             FromChild::Done { done, .. } => {
-                let _ = answers.send(done);
+                // The reader lets only the answer to this VM's one command through.
+                let _ = answers.try_send(done);
                 return;
             }
             FromChild::Bridge { request, .. } => request,
@@ -268,8 +315,27 @@ impl Link {
             Ok(bridge_id) => {
                 self.calls.lock().insert(bridge_id, id);
             }
-            Err(message) => {
-                self.pending.lock().push(Step::Refuse { id, message });
+            Err(mut message) => {
+                let mut pending = self.pending.lock();
+                if pending.len() >= MAX_PENDING_STEPS {
+                    drop(pending);
+                    if let Some(process) = self.process.upgrade() {
+                        process.violate(format!(
+                            "made more than {MAX_PENDING_STEPS} refused calls in one turn"
+                        ));
+                    }
+                    return;
+                }
+                // The message may quote a name the guest chose: what is kept is bounded.
+                if message.len() > MAX_REFUSAL_BYTES {
+                    let mut end = MAX_REFUSAL_BYTES;
+                    while !message.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    // A copy, not `truncate`: that would keep the whole allocation.
+                    message = format!("{}…", &message[..end]);
+                }
+                pending.push(Step::Refuse { id, message });
                 self.refused.store(true, Ordering::SeqCst);
             }
         }

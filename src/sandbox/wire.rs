@@ -10,7 +10,8 @@ use std::io::{self, Read, Write};
 /// The sandbox's exit status after a cell's parse ran over its memory budget.
 pub const EXIT_PARSE_OVERRUN: i32 = 75;
 
-/// The largest frame either side accepts: larger means a corrupt stream, not a message.
+/// The largest frame the sandbox accepts from the addon: larger means a corrupt stream.
+/// The addon's cap on the other direction comes from the session's limits.
 pub const MAX_FRAME: usize = 1 << 30;
 
 /// Addon → sandbox.
@@ -48,6 +49,8 @@ pub enum Step {
         memory_bytes: usize,
         max_stack_bytes: usize,
         config_json: String,
+        /// The largest frame the addon accepts from this process.
+        max_frame_bytes: usize,
     },
     /// Runs the source front-end on the cell's code and starts the JavaScript it gives:
     /// the parse of hostile source happens here, where the watchdog can end it.
@@ -249,9 +252,14 @@ pub fn write_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Resul
 /// Writes one frame into `out`'s buffer: it goes with the next frame that is sent.
 pub fn queue_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
     let body = serde_json::to_vec(message).map_err(io::Error::other)?;
+    write_body(out, &body)
+}
+
+/// Writes one frame whose JSON body is already made.
+pub fn write_body(out: &mut impl Write, body: &[u8]) -> io::Result<()> {
     let len = u32::try_from(body.len()).map_err(|_| io::Error::other("frame too large"))?;
     out.write_all(&len.to_le_bytes())?;
-    out.write_all(&body)
+    out.write_all(body)
 }
 
 /// Reads one frame; `Ok(None)` at a clean end of stream.

@@ -40,8 +40,10 @@ impl Cell {
                 crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
             return Ok(VmHandle::Thread(vm));
         };
+        let executors = pool::global().threads() + 1;
+        let limits = crate::sandbox::isolation::process_limits(self.owner.limits(), executors);
         let vm = sandbox
-            .new_vm(pool::global().threads() + 1)
+            .new_vm(executors, limits)
             .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
         if panic_probe::armed(code, panic_probe::SANDBOX_MARKER) {
             let probe = ToChild::Forbidden {
@@ -54,7 +56,7 @@ impl Cell {
             cpu_clock: vm.process().cpu_clock(),
             kill: Box::new(move || {
                 if let Some(process) = process.upgrade() {
-                    process.kill();
+                    process.violate("computed past its turn's deadline".into());
                 }
             }),
         });

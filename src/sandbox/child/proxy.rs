@@ -1,7 +1,7 @@
 //! The guest's natives inside the sandbox: each `Bridge` call becomes a request to the
 //! addon, and calls that return something wait for its reply.
 
-use super::super::wire::{queue_frame, write_frame, BridgeReply, BridgeRequest, FromChild};
+use super::super::wire::{write_body, BridgeReply, BridgeRequest, FromChild};
 use super::Out;
 use crate::guest::natives::Bridge;
 use crossbeam_channel::Receiver;
@@ -18,37 +18,91 @@ pub(super) struct ProxyBridge {
     out: Out,
     replies: Receiver<BridgeReply>,
     next_call: std::sync::atomic::AtomicU32,
+    /// The largest frame the addon accepts from this process: a larger one would get the
+    /// process killed, so the guest's value is refused here instead.
+    max_frame: usize,
 }
 
 impl ProxyBridge {
-    pub(super) fn new(vm: u64, out: Out, replies: Receiver<BridgeReply>) -> Self {
+    pub(super) fn new(vm: u64, out: Out, replies: Receiver<BridgeReply>, max_frame: usize) -> Self {
         ProxyBridge {
             vm,
             out,
             replies,
             next_call: std::sync::atomic::AtomicU32::new(0),
+            max_frame,
         }
     }
 
     fn tell(&self, request: BridgeRequest) {
-        let _ = write_frame(&mut *self.out.lock(), &self.message(request));
+        let _ = self.send(request, true);
     }
 
     /// Tells the addon how the run ends: the command's `Done` follows at once, so the two
-    /// travel in one write.
+    /// travel in one write. A value too large for the pipe ends the run with a `RangeError`.
     fn tell_with_done(&self, request: BridgeRequest) {
-        let _ = queue_frame(&mut *self.out.lock(), &self.message(request));
+        let Err(bytes) = self.send(request, false) else {
+            return;
+        };
+        let message = format!(
+            "RangeError: code mode cannot return a value of {bytes} bytes from the sandbox process (the most is {} bytes, from maxSnapshotBytes, maxOutputBytes and maxToolInputBytes); return a smaller value",
+            self.max_frame
+        );
+        let payload = serde_json::json!({ "message": message, "stack": "", "code": null });
+        let request = BridgeRequest::Finish {
+            ok: false,
+            payload: payload.to_string(),
+        };
+        let _ = self.send(request, false);
     }
 
-    fn message(&self, request: BridgeRequest) -> FromChild {
-        FromChild::Bridge {
+    /// Writes the request (sent now, or with the next frame), or says how large it was if
+    /// it is over the addon's cap.
+    fn send(&self, request: BridgeRequest, now: bool) -> Result<(), usize> {
+        let message = FromChild::Bridge {
             vm: self.vm,
             request,
+        };
+        let Ok(body) = serde_json::to_vec(&message) else {
+            return Ok(());
+        };
+        if body.len() > self.max_frame {
+            return Err(body.len());
         }
+        let mut out = self.out.lock();
+        let _ = write_body(&mut *out, &body);
+        if now {
+            let _ = std::io::Write::flush(&mut *out);
+        }
+        Ok(())
+    }
+
+    fn too_large(&self, bytes: usize) -> String {
+        format!(
+            "RangeError: code mode cannot pass a value of {bytes} bytes to the gateway (the most is {} bytes)",
+            self.max_frame
+        )
+    }
+
+    /// Text the guest printed, cut to fit a frame: the addon keeps at most maxOutputBytes
+    /// of it, which is well under the cap.
+    fn tell_text(&self, text: String, request: impl Fn(String) -> BridgeRequest) {
+        let text = if text.len() > self.max_frame / 8 {
+            let mut end = self.max_frame / 8;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text[..end].to_owned()
+        } else {
+            text
+        };
+        self.tell(request(text));
     }
 
     fn ask(&self, request: BridgeRequest) -> Option<BridgeReply> {
-        self.tell(request);
+        if let Err(bytes) = self.send(request, true) {
+            return Some(BridgeReply::TextOr(Err(self.too_large(bytes))));
+        }
         self.replies.recv().ok()
     }
 
@@ -75,21 +129,23 @@ impl Bridge for ProxyBridge {
             .next_call
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let id = OWN_CALL_ID | (n & !OWN_CALL_ID);
-        self.tell(BridgeRequest::Call {
+        let call = BridgeRequest::Call {
             id,
             method: method.into(),
             target: target.into(),
             input_json,
-        });
+        };
+        self.send(call, true)
+            .map_err(|bytes| self.too_large(bytes))?;
         Ok(id)
     }
 
     fn output(&self, kind: u8, text: String) {
-        self.tell(BridgeRequest::Output { kind, text });
+        self.tell_text(text, |text| BridgeRequest::Output { kind, text });
     }
 
     fn console(&self, line: String) {
-        self.tell(BridgeRequest::Console { line });
+        self.tell_text(line, |line| BridgeRequest::Console { line });
     }
 
     fn timer(&self, delay_ms: u64) -> Result<u32, String> {

@@ -1,0 +1,86 @@
+//! How a sandbox process ended, in words for the runs it held: what it did that got it
+//! killed, or its exit status and the first line of what it printed on stderr.
+
+use super::process::Shared;
+use std::process::{ChildStderr, ExitStatus};
+
+/// The death message of a reaped process.
+pub(super) fn describe(
+    shared: &Shared,
+    status: std::io::Result<ExitStatus>,
+    errors: &ChildStderr,
+) -> String {
+    if let Some(what) = shared.violation.get() {
+        return format!("code mode sandbox process {what} and was killed");
+    }
+    let status = match status {
+        Ok(status) => status,
+        Err(error) => return format!("code mode sandbox process was lost ({error})"),
+    };
+    let ended = from_status(status);
+    match first_error_line(errors) {
+        Some(line) => format!("{ended}: {line}"),
+        None => ended,
+    }
+}
+
+fn from_status(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    match (signal, status.code()) {
+        (Some(signal), _) => format!(
+            "code mode sandbox process crashed ({})",
+            signal_name(signal)
+        ),
+        (None, Some(super::wire::EXIT_PARSE_OVERRUN)) => {
+            "code mode sandbox process ended: a cell's source was too complex to parse".into()
+        }
+        (None, Some(code)) => format!("code mode sandbox process exited with status {code}"),
+        (None, None) => "code mode sandbox process ended".into(),
+    }
+}
+
+/// The first line the process wrote on stderr (the sandbox writes one only when it cannot
+/// start or lock itself down), read without waiting and clipped.
+fn first_error_line(errors: &ChildStderr) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        super::waker::set_nonblocking(errors).ok()?;
+        let mut buffer = [0u8; 1024];
+        // SAFETY: reading into a valid buffer from our own non-blocking pipe.
+        let n = unsafe { libc::read(errors.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
+        let text = String::from_utf8_lossy(buffer.get(..usize::try_from(n).ok()?)?).into_owned();
+        let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+        Some(super::reader::clip(line))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = errors;
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn signal_name(signal: i32) -> String {
+    format!("signal {signal}")
+}
+
+#[cfg(unix)]
+fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSYS => "SIGSYS",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        other => return format!("signal {other}"),
+    };
+    name.into()
+}

@@ -1,0 +1,135 @@
+//! Frames from one sandbox, read without blocking: bytes are kept as they arrive and a
+//! frame is handed out once whole. A length over the cap is refused before its body is
+//! read, so the memory kept is at most the cap and one read's worth.
+
+use std::io;
+
+/// Most bytes taken from the pipe in one turn of the reader, between frame dispatches.
+const READ_CHUNK: usize = 64 << 10;
+
+pub struct Inbox {
+    buffer: Vec<u8>,
+    /// Where the unread bytes of `buffer` start.
+    start: usize,
+    cap: usize,
+}
+
+/// What a read found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Filled {
+    /// Bytes arrived (some frames may be whole now).
+    Some,
+    /// Nothing to read now.
+    Empty,
+    /// The sandbox closed its output.
+    End,
+}
+
+impl Inbox {
+    pub fn new(cap: usize) -> Inbox {
+        Inbox {
+            buffer: Vec::new(),
+            start: 0,
+            cap,
+        }
+    }
+
+    /// Reads what `fd` has now, at most a few chunks.
+    #[cfg(unix)]
+    pub fn fill(&mut self, fd: i32) -> io::Result<Filled> {
+        if self.start > 0 && self.start == self.buffer.len() {
+            self.buffer.clear();
+            self.start = 0;
+        }
+        let mut filled = Filled::Empty;
+        for _ in 0..4 {
+            let at = self.buffer.len();
+            self.buffer.resize(at + READ_CHUNK, 0);
+            // SAFETY: the range from `at` is READ_CHUNK valid, writable bytes of `buffer`.
+            let n = unsafe { libc::read(fd, self.buffer[at..].as_mut_ptr().cast(), READ_CHUNK) };
+            let error = (n < 0).then(io::Error::last_os_error);
+            self.buffer.truncate(at + usize::try_from(n).unwrap_or(0));
+            match (n, error) {
+                (0, _) => return Ok(Filled::End),
+                (_, Some(error)) if error.kind() == io::ErrorKind::WouldBlock => break,
+                (_, Some(error)) if error.kind() == io::ErrorKind::Interrupted => continue,
+                (_, Some(error)) => return Err(error),
+                _ => filled = Filled::Some,
+            }
+            if self.unread() > self.cap.saturating_add(4) {
+                break;
+            }
+        }
+        Ok(filled)
+    }
+
+    /// The next whole frame's body; `Err` names a length over the cap.
+    pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>, String> {
+        let unread = &self.buffer[self.start..];
+        let Some(header) = unread.get(..4) else {
+            return Ok(None);
+        };
+        let mut length = [0u8; 4];
+        length.copy_from_slice(header);
+        let length = u32::from_le_bytes(length) as usize;
+        if length > self.cap {
+            return Err(format!(
+                "a frame of {length} bytes, over the session's {}-byte cap",
+                self.cap
+            ));
+        }
+        let Some(body) = unread.get(4..4 + length) else {
+            return Ok(None);
+        };
+        let body = body.to_vec();
+        self.start += 4 + length;
+        if self.start > READ_CHUNK && self.start * 2 > self.buffer.len() {
+            self.buffer.drain(..self.start);
+            self.start = 0;
+        }
+        Ok(Some(body))
+    }
+
+    fn unread(&self) -> usize {
+        self.buffer.len() - self.start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(inbox: &mut Inbox, bytes: &[u8]) -> Vec<Result<Option<Vec<u8>>, String>> {
+        inbox.buffer.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        loop {
+            let next = inbox.next_frame();
+            let stop = !matches!(next, Ok(Some(_)));
+            out.push(next);
+            if stop {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn frames_come_out_whole_across_reads() {
+        let mut inbox = Inbox::new(16);
+        let got = frames(&mut inbox, &[3, 0, 0, 0, b'a', b'b']);
+        assert_eq!(got, vec![Ok(None)]);
+        let got = frames(&mut inbox, &[b'c', 1, 0, 0, 0, b'd']);
+        assert_eq!(
+            got,
+            vec![Ok(Some(b"abc".to_vec())), Ok(Some(b"d".to_vec())), Ok(None)]
+        );
+    }
+
+    #[test]
+    fn a_length_over_the_cap_is_refused_before_its_body() {
+        let mut inbox = Inbox::new(16);
+        let got = frames(&mut inbox, &(1u32 << 30).to_le_bytes());
+        assert!(
+            matches!(&got[0], Err(e) if e.contains("1073741824 bytes, over the session's 16-byte cap"))
+        );
+    }
+}
