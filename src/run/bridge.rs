@@ -7,7 +7,7 @@ use super::nested_calls::{preview, NestedCall};
 use super::output::OutputEntry;
 use super::owner::{self, RunContext};
 use super::protocol::{Event, HostCall, HostFailure, Inbox, Reply};
-use super::state::{Completion, InFlight, Queued, RunBook, MAX_QUEUED};
+use super::state::{Completion, InFlight, Queued, RunBook, MAX_QUEUED, MAX_QUEUED_INPUT_BYTES};
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
 use crate::runtime::timer;
@@ -57,14 +57,23 @@ impl CellBridge {
                 bridge_id,
                 call,
                 contracts,
-            } => self.dispatch(bridge_id, call, &contracts),
+                oversize,
+            } => self.dispatch(bridge_id, call, &contracts, oversize),
             Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
         }
     }
 
-    fn dispatch(&self, bridge_id: u32, call: HostCall, contracts: &Arc<ToolContracts>) {
+    fn dispatch(
+        &self,
+        bridge_id: u32,
+        call: HostCall,
+        contracts: &Arc<ToolContracts>,
+        oversize: Option<u64>,
+    ) {
         let max = self.context.limits().max_tool_input_bytes;
-        let refused = match u64::try_from(call.input_json.len()).unwrap_or(u64::MAX) {
+        let size =
+            oversize.unwrap_or_else(|| u64::try_from(call.input_json.len()).unwrap_or(u64::MAX));
+        let refused = match size {
             size if size > max => Some(HostFailure {
                 message: messages::tool_input_too_large(&call.callable_name, size, max),
                 code: "input_contract",
@@ -123,10 +132,28 @@ impl CellBridge {
             self.run(item);
             return Ok(());
         }
-        if book.queue.len() >= MAX_QUEUED {
+        let max_bytes = MAX_QUEUED_INPUT_BYTES
+            .max(self.context.limits().max_tool_input_bytes.saturating_mul(4));
+        let queued_bytes = || {
+            book.queue
+                .iter()
+                .chain(std::iter::once(&item))
+                .map(|queued| match queued {
+                    Queued::Tool { call, .. } => call.input_json.len() as u64,
+                    Queued::Timer { .. } => 0,
+                })
+                .sum::<u64>()
+        };
+        let over = if book.queue.len() >= MAX_QUEUED {
+            Some(format!("{} ordinary requests queued", book.queue.len() + 1))
+        } else {
+            let bytes = queued_bytes();
+            (bytes > max_bytes)
+                .then(|| format!("{bytes} bytes of tool input queued, over {max_bytes}"))
+        };
+        if let Some(over) = over {
             let message = format!(
-                "code mode bridge queue limit exceeded ({} ordinary requests queued; {} in-flight slots). Await smaller batches before creating more tool calls or timers.",
-                book.queue.len() + 1,
+                "code mode bridge queue limit exceeded ({over}; {} in-flight slots). Await smaller batches before creating more tool calls or timers.",
                 book.max_pending
             );
             book.fatal.get_or_insert_with(|| {
@@ -197,6 +224,14 @@ impl CellBridge {
             book.next_call_seq += 1;
             (book.bridge_id(), book.next_call_seq)
         };
+        let max_input = self.context.limits().max_tool_input_bytes;
+        let size = u64::try_from(input_json.len()).unwrap_or(u64::MAX);
+        // Refused at dispatch by its size alone: the input itself need not wait in the queue.
+        let (oversize, input_json) = if size > max_input {
+            (Some(size), String::new())
+        } else {
+            (None, input_json)
+        };
         let call = HostCall {
             call_id: format!("{}:{seq}", self.run_id),
             parent_call_id: self.parent_call_id.clone(),
@@ -212,6 +247,7 @@ impl CellBridge {
             bridge_id,
             call,
             contracts: tool.contracts,
+            oversize,
         })?;
         Ok(bridge_id)
     }

@@ -15,6 +15,9 @@ use std::time::Instant;
 
 /// In-VM queue bound (docs/contract.md, Tool calls and ids).
 pub const MAX_QUEUED: usize = 128;
+/// Most bytes of tool input that queued calls (not yet dispatched) may hold, unless
+/// four inputs of the session's `maxToolInputBytes` are more.
+pub const MAX_QUEUED_INPUT_BYTES: u64 = 8 << 20;
 /// Nested-call records kept per run (a result shows at most these, newest last). A cell
 /// looping over a fast tool makes ~20,000 calls a second: keeping every record would
 /// grow host memory without bound, outside the VM's memory limit.
@@ -33,6 +36,9 @@ pub(super) enum Queued {
         bridge_id: u32,
         call: HostCall,
         contracts: Arc<ToolContracts>,
+        /// The size of an input over `maxToolInputBytes`, which is refused at dispatch and
+        /// so not kept (`call.input_json` is empty).
+        oversize: Option<u64>,
     },
     Timer {
         id: u32,
