@@ -3,70 +3,16 @@
 // (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { ADDON_PATH, native } from './_helpers.mjs';
+import { alive, sandboxChildren, startChild, until } from './_processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const supported = process.platform === 'linux' || process.platform === 'darwin';
 
-/** Starts a fixture; resolves with its first JSON line, its exit and the child itself. */
-function startChild(fixture, args, env = {}) {
-  const child = spawn(process.execPath, [join(here, 'fixtures', fixture), ADDON_PATH, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const firstLine = new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line && out.includes('\n')) resolve(JSON.parse(line));
-    });
-    child.on('close', (code, signal) => reject(new Error(`child ended with ${code ?? signal} before reporting: ${err}`)));
-  });
-  const exit = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err })));
-  // A hang guard only: every fixture reports within seconds.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  exit.then(() => clearTimeout(guard));
-  return { child, firstLine, exit };
-}
-
-/** Linux: the sandbox processes whose parent is `pid`. */
-function sandboxChildren(pid) {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && stat.includes('(codemode-sandbo')) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function until(check) {
-  for (const cap = Date.now() + 60_000; Date.now() < cap; await new Promise((r) => setTimeout(r, 10))) {
-    if (check()) return true;
-  }
-  return false;
-}
+/** Starts a fixture with the addon's path first; its first JSON line, its exit and the child. */
+const startFixture = (fixture, args, env = {}) => startChild(join(here, 'fixtures', fixture), [ADDON_PATH, ...args], { env });
 
 test('isolation must be "process" or "thread"', () => {
   assert.throws(() => new native.CodeModeSession({ sessionId: 'x', isolation: 'vm' }), (e) => e.code === 'invalid_input' && /isolation/.test(e.message));
@@ -88,7 +34,7 @@ test('a thread-mode session starts no sandbox process; a process-mode one starts
 });
 
 test('QuickJS aborts under memory pressure and a forbidden system call end a sandbox, not the gateway', { skip: !supported }, async () => {
-  const { firstLine, exit } = startChild('sandbox-attacks.mjs', [], { CODEMODE_NATIVE_PANIC_PROBE: '1' });
+  const { firstLine, exit } = startFixture('sandbox-attacks.mjs', [], { CODEMODE_NATIVE_PANIC_PROBE: '1' });
   const seen = await firstLine;
   const ended = await exit;
   assert.equal(ended.code, 0, `the gateway survived: ${ended.signal ?? ''} ${ended.err}`);
@@ -109,7 +55,7 @@ test('QuickJS aborts under memory pressure and a forbidden system call end a san
 });
 
 test('sandboxes work from worker_threads and never keep Node alive', { skip: !supported }, async () => {
-  const { firstLine, exit } = startChild('sandbox-owner.mjs', ['end']);
+  const { firstLine, exit } = startFixture('sandbox-owner.mjs', ['end']);
   const seen = await firstLine;
   assert.equal(seen.value, 5);
   assert.equal(seen.fromWorker, 5);
@@ -119,7 +65,7 @@ test('sandboxes work from worker_threads and never keep Node alive', { skip: !su
 });
 
 test('sandboxes die with a SIGKILLed gateway', { skip: process.platform !== 'linux' }, async () => {
-  const { child, firstLine, exit } = startChild('sandbox-owner.mjs', ['hold']);
+  const { child, firstLine, exit } = startFixture('sandbox-owner.mjs', ['hold']);
   await firstLine;
   const sandboxes = sandboxChildren(child.pid);
   assert.ok(sandboxes.length >= 1, 'the gateway runs a sandbox process');
