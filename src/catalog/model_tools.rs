@@ -50,7 +50,7 @@ fn extras_text(extras: &Extras) -> String {
                 names.join(", ")
             ));
         }
-        text.push_str("\n- `API.list(\"mcp\")` lists declaration files and `API.read(\"mcp/<server>.d.ts\")` returns TypeScript-style signatures; read one before calling an unfamiliar MCP tool. `MCP.<server>.resources.list()/templates()/read({ uri })` and `prompts.list()/get({ name, arguments })` work where the server supports them.");
+        text.push_str("\n- `API.list(\"mcp\").files` lists declaration files and `API.read(\"mcp/<server>.d.ts\").content` is the server's tools as TypeScript-style signatures (`API.read` returns `{ path, description, bytes, content }`); read one before calling an unfamiliar MCP tool. `MCP.<server>.resources.list()/templates()/read({ uri })` and `prompts.list()/get({ name, arguments })` work where the server supports them.");
     }
     let surfaces = extras.surfaces;
     if surfaces.has_nodes() {
@@ -71,7 +71,7 @@ fn extras_text(extras: &Extras) -> String {
         }
     }
     if surfaces.has_swarm() {
-        text.push_str("\n- Swarm: `await agents.run({ task, ... })` runs a sub-agent; `phase(title)` and `log(message)` mark progress; `API.read(\"agents.d.ts\")` has the declarations.");
+        text.push_str("\n- Swarm: `await agents.run({ task, ... })` runs a sub-agent; `phase(title)` and `log(message)` mark progress; `API.read(\"agents.d.ts\").content` has the declarations.");
     }
     text
 }
