@@ -2,6 +2,10 @@
 //! session, so a crash, abort or stuck built-in in QuickJS ends that process, not the gateway.
 
 pub mod child;
+#[cfg(target_os = "linux")]
+mod filter;
+#[cfg(all(test, target_os = "linux"))]
+mod forked;
 pub mod handle;
 pub mod isolation;
 mod jail;
