@@ -10,6 +10,7 @@ pub mod handle;
 pub mod isolation;
 mod jail;
 pub mod locate;
+mod privileges;
 pub mod process;
 pub mod remote;
 mod serve;
