@@ -99,7 +99,7 @@ pub fn serve(args: Args) -> i32 {
         }
     }
     started.wait();
-    if let Err(error) = jail::lock_down() {
+    if let Err(error) = jail::lock_down(args.data_limit_bytes) {
         eprintln!("codemode-sandbox: cannot lock down the process: {error}");
         return 71;
     }

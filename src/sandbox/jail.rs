@@ -1,5 +1,5 @@
 //! What the sandbox process gives up once its threads run: inherited descriptors, resource
-//! limits and, on Linux, every system call the engine does not need (`filter`).
+//! limits (`rlimits`) and, on Linux, every system call the engine does not need (`filter`).
 
 /// Closes every descriptor but stdin, stdout and stderr: the gateway's sockets and files
 /// must not be reachable from the sandbox even by a memory-safety bug.
@@ -23,30 +23,15 @@ pub fn close_inherited_fds() {
 }
 
 /// Resource limits, then (Linux) the system-call filter for every thread.
-pub fn lock_down() -> Result<(), String> {
+/// `data_limit_bytes`: see `rlimits::apply`.
+pub fn lock_down(data_limit_bytes: u64) -> Result<(), String> {
     #[cfg(unix)]
     {
         // Resolve the time zone while files can still be read: later `Date` calls reuse it.
         // SAFETY: tzset has no preconditions.
         unsafe { tzset() };
-        for (resource, value) in [
-            (libc::RLIMIT_CORE, 0),
-            (libc::RLIMIT_NOFILE, 16),
-            (libc::RLIMIT_NPROC, 0),
-        ] {
-            let limit = libc::rlimit {
-                rlim_cur: value,
-                rlim_max: value,
-            };
-            // SAFETY: `limit` is a valid rlimit for the duration of the call.
-            if unsafe { libc::setrlimit(resource, &limit) } != 0 {
-                return Err(format!(
-                    "setrlimit({resource}) failed: {}",
-                    std::io::Error::last_os_error()
-                ));
-            }
-        }
     }
+    super::rlimits::apply(data_limit_bytes)?;
     #[cfg(target_os = "linux")]
     super::filter::install()?;
     Ok(())

@@ -13,5 +13,6 @@ pub mod locate;
 mod privileges;
 pub mod process;
 pub mod remote;
+mod rlimits;
 mod serve;
 pub mod wire;
