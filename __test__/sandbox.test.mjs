@@ -3,70 +3,10 @@
 // (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
-import { ADDON_PATH, native } from './_helpers.mjs';
+import { native } from './_helpers.mjs';
+import { alive, sandboxChildren, startChild, until } from './_processes.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const supported = process.platform === 'linux' || process.platform === 'darwin';
-
-/** Starts a fixture; resolves with its first JSON line, its exit and the child itself. */
-function startChild(fixture, args, env = {}) {
-  const child = spawn(process.execPath, [join(here, 'fixtures', fixture), ADDON_PATH, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const firstLine = new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line && out.includes('\n')) resolve(JSON.parse(line));
-    });
-    child.on('close', (code, signal) => reject(new Error(`child ended with ${code ?? signal} before reporting: ${err}`)));
-  });
-  const exit = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err })));
-  // A hang guard only: every fixture reports within seconds.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  exit.then(() => clearTimeout(guard));
-  return { child, firstLine, exit };
-}
-
-/** Linux: the sandbox processes whose parent is `pid`. */
-function sandboxChildren(pid) {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && stat.includes('(codemode-sandbo')) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function until(check) {
-  for (const cap = Date.now() + 60_000; Date.now() < cap; await new Promise((r) => setTimeout(r, 10))) {
-    if (check()) return true;
-  }
-  return false;
-}
 
 test('isolation must be "process" or "thread"', () => {
   assert.throws(() => new native.CodeModeSession({ sessionId: 'x', isolation: 'vm' }), (e) => e.code === 'invalid_input' && /isolation/.test(e.message));
