@@ -2,6 +2,12 @@
 // starts (Linux `/proc`). Not a test file itself (node --test only picks up *.test.mjs).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ADDON_PATH } from './_helpers.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * Starts `node <script> ...args`; `firstLine` resolves with the first line of its stdout
@@ -9,9 +15,9 @@ import { readdirSync, readFileSync } from 'node:fs';
  * guard only ends a child that hangs (`guarded: true`, after noting its threads' states):
  * every fixture reports long before `capMs` on a slow, busy machine.
  */
-export function startChild(script, args = [], { env = {}, capMs = 180_000 } = {}) {
+export function startChild(script, args = [], { env = {}, capMs = 180_000, input = false } = {}) {
   const child = spawn(process.execPath, [script, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     // An `undefined` in `env` removes that variable.
     env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined)),
   });
@@ -39,6 +45,32 @@ export function startChild(script, args = [], { env = {}, capMs = 180_000 } = {}
   }, capMs);
   exit.then(() => clearTimeout(guard));
   return { child, firstLine, exit };
+}
+
+/**
+ * Starts `fixtures/<fixture>` with the addon's path as its first argument. `input: true`
+ * gives it a stdin pipe (see `converse`).
+ */
+export function startFixture(fixture, args = [], env = {}, { input = false } = {}) {
+  return startChild(join(here, 'fixtures', fixture), [ADDON_PATH, ...args], { env, input });
+}
+
+/**
+ * For a fixture started with `input: true` that answers each JSON line on its stdin with
+ * one JSON line: `ask(message)` resolves with the answer. Start it after `firstLine`.
+ */
+export function converse(child) {
+  const answers = [];
+  const lines = createInterface({ input: child.stdout });
+  lines.on('line', (line) => answers.shift()?.resolve(JSON.parse(line)));
+  child.on('close', (code, signal) => {
+    for (const waiting of answers.splice(0)) waiting.reject(new Error(`the fixture ended with ${code ?? signal}`));
+  });
+  return (message) =>
+    new Promise((resolve, reject) => {
+      answers.push({ resolve, reject });
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    });
 }
 
 /** Linux: the processes whose parent is `pid` and whose name starts with `name` (15 characters at most). */

@@ -3,16 +3,10 @@
 // (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
-import { ADDON_PATH, native } from './_helpers.mjs';
-import { alive, sandboxChildren, startChild, until } from './_processes.mjs';
+import { native } from './_helpers.mjs';
+import { alive, sandboxChildren, startFixture, until } from './_processes.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const supported = process.platform === 'linux' || process.platform === 'darwin';
-
-/** Starts a fixture with the addon's path first; its first JSON line, its exit and the child. */
-const startFixture = (fixture, args, env = {}) => startChild(join(here, 'fixtures', fixture), [ADDON_PATH, ...args], { env });
 
 test('isolation must be "process" or "thread"', () => {
   assert.throws(() => new native.CodeModeSession({ sessionId: 'x', isolation: 'vm' }), (e) => e.code === 'invalid_input' && /isolation/.test(e.message));

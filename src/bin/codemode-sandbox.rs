@@ -1,10 +1,9 @@
 //! The sandbox process of `isolation: "process"`: started by the addon, never by hand.
-//! Argument: how many commands may run at once.
+//! Arguments: `<executors> <parent_pid> <data_limit_bytes>` (see `sandbox::child::Args`).
+
+use codemode_native::sandbox::child;
 
 fn main() {
-    let executors = std::env::args()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2);
-    std::process::exit(codemode_native::sandbox::child::serve(executors));
+    let args = child::Args::parse(std::env::args().skip(1));
+    std::process::exit(child::serve(args));
 }

@@ -2,9 +2,13 @@
 //! threads started before the jail closes, bridge calls forwarded to the addon. The end
 //! of its input (the addon exited or was killed) ends the process at once.
 
+mod args;
 mod proxy;
 
+pub use args::Args;
+
 use super::jail;
+use super::privileges::{self, Parent};
 use super::wire::{
     read_frame, write_frame, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild,
 };
@@ -37,12 +41,22 @@ struct Guest {
 }
 
 /// The sandbox executable's entry: serves the addon on stdin/stdout until stdin ends.
-/// `executors` is how many commands may run at once (the addon's worker count).
-pub fn serve(executors: usize) -> i32 {
+pub fn serve(args: Args) -> i32 {
     // A panic here is a bug: dying makes the addon report a crash instead of waiting on a
     // command that will never answer.
     std::panic::set_hook(Box::new(|_| std::process::abort()));
     jail::close_inherited_fds();
+    // Credentials are per thread: they change before the first thread starts, so every
+    // thread inherits them.
+    match privileges::give_up(args.parent_pid) {
+        Ok(Parent::Alive) => {}
+        // Nobody can use what this process would hold.
+        Ok(Parent::Gone) => return 0,
+        Err(error) => {
+            eprintln!("codemode-sandbox: cannot drop privileges: {error}");
+            return 71;
+        }
+    }
     // One spare at start (a second would compete with the session's first cell), two
     // after: enough for the cells a session starts back to back.
     let (spares, keep_house) = Spares::new(2, 1);
@@ -54,7 +68,7 @@ pub fn serve(executors: usize) -> i32 {
     });
     // One more than may run at once, so a thread is always free to read aborts and the
     // replies a running guest waits for, even beside a worker the addon gave up on.
-    let executors = executors.max(1) + 1;
+    let executors = args.executors.max(1) + 1;
     // Every thread must be fully started before the jail (thread start-up itself makes
     // system calls the filter forbids), and no executor may read a frame before it is
     // closed. The housekeeper reads none: its first spare is made while the jail closes.
@@ -87,7 +101,7 @@ pub fn serve(executors: usize) -> i32 {
         }
     }
     started.wait();
-    if let Err(error) = jail::lock_down() {
+    if let Err(error) = jail::lock_down(args.data_limit_bytes) {
         eprintln!("codemode-sandbox: cannot lock down the process: {error}");
         return 71;
     }

@@ -50,11 +50,9 @@ impl Liveness {
             (self.frames, self.cpu, self.progress_ns) = (frames, cpu, now);
             return None;
         }
-        if cpu.is_none() {
-            // Where CPU time cannot be read, a guest that computes looks the same as one
-            // that stopped: only the deadline judges it.
-            return None;
-        }
+        // Where CPU time cannot be read, a guest that computes looks the same as one that
+        // stopped: only the deadline judges it.
+        cpu?;
         let quiet = now.saturating_sub(self.progress_ns);
         stalled(quiet, process.pid()).then(|| {
             format!(

@@ -4,6 +4,10 @@
 
 pub mod child;
 mod death;
+#[cfg(target_os = "linux")]
+mod filter;
+#[cfg(all(test, target_os = "linux"))]
+mod forked;
 pub mod handle;
 mod inbox;
 pub mod isolation;
@@ -11,9 +15,11 @@ mod jail;
 mod liveness;
 pub mod locate;
 mod outbox;
+mod privileges;
 pub mod process;
 mod reader;
 pub mod remote;
+mod rlimits;
 mod serve;
 mod spawner;
 mod waker;
