@@ -100,10 +100,13 @@ describe('a sandbox process seen from /proc', { skip: !linux }, () => {
     const [space, spaceHard] = seen['Max address space'];
     assert.equal(data, dataHard);
     assert.equal(space, spaceHard);
-    // The default: 4 GiB beyond what the process held when it locked down (at most what
-    // it holds now), and 1 GiB more of address space.
+    // The data limit the addon passed (its third argument: every VM the process may hold
+    // at the session's memory limit) beyond what the process held when it locked down (at
+    // most what it holds now), and 1 GiB more of address space.
+    const given = Number(readFileSync(`/proc/${sandbox}/cmdline`, 'utf8').split('\0')[3]);
+    assert.ok(given >= 64 * 64 * 2 ** 20, `the data limit passed: ${given}`);
     const heldNow = Number(status(sandbox).VmData.split(/\s+/)[0]) * 1024;
-    assert.ok(data > 4 * GiB && data - 4 * GiB <= heldNow, `data ${data}, held now ${heldNow}`);
+    assert.ok(data > given && data - given <= heldNow, `data ${data}, given ${given}, held now ${heldNow}`);
     assert.ok(space - data >= GiB, `address space ${space}, data ${data}`);
   });
 });
