@@ -3,8 +3,10 @@
 // descriptions. Closing the connection closes the session.
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ProgressRouter } from "./progress.mjs";
+import { argumentProblem } from "./arguments.mjs";
+import { bareErrorResponses, protocolError } from "./errors.mjs";
 import { log, errorText } from "./log.mjs";
 import { native, VERSION } from "./addon.mjs";
 
@@ -19,6 +21,12 @@ export function mcpTools(session) {
 export function toolResult(result) {
   const model = toModelResult(result);
   return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: model.status === "failed" };
+}
+
+/** A refused call, in the shape of every other failed exec/wait result. */
+function refused(error) {
+  const model = { status: "failed", error, code: "invalid_input" };
+  return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: true };
 }
 
 export class Connection {
@@ -42,12 +50,21 @@ export class Connection {
     this.closed = false;
   }
 
+  /** Serves this connection over `transport` (a server transport not yet started). */
+  connect(transport) {
+    return this.server.connect(bareErrorResponses(transport));
+  }
+
   async callTool(params, extra) {
     const { name } = params;
     const input = params.arguments ?? {};
     if (name !== "exec" && name !== "wait") {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
     }
+    // The schemas do not depend on the catalog: the first listing serves every call.
+    this.schemas ??= Object.fromEntries(mcpTools(this.session).map((tool) => [tool.name, tool.inputSchema]));
+    const problem = argumentProblem(name, input, this.schemas[name]);
+    if (problem !== undefined) return refused(problem);
     const token = params._meta?.progressToken;
     const notify = (message, progress) =>
       extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {});

@@ -88,7 +88,7 @@ export async function serveHttp(hub, codeMode, { host, port, token }) {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       hub.remove(connection);
     };
-    await connection.server.connect(transport);
+    await connection.connect(transport);
     await transport.handleRequest(req, res, body);
     if (transport.sessionId === undefined) hub.remove(connection);
   }

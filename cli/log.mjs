@@ -1,6 +1,7 @@
 // Diagnostics of the command. Everything goes to stderr: in stdio mode stdout carries the
 // MCP protocol and nothing else.
 import { createInterface } from "node:readline";
+import { onePrefix } from "./errors.mjs";
 
 /** Writes one line to stderr, prefixed with the command's name. */
 export function log(message) {
@@ -17,7 +18,7 @@ export function pipeLines(stream, name) {
   stream.on("error", () => {});
 }
 
-/** An error's message, for log lines and guest-visible errors. */
+/** An error's message, for log lines and guest-visible errors (one "MCP error <code>: " at most). */
 export function errorText(error) {
-  return error instanceof Error ? error.message : String(error);
+  return onePrefix(error instanceof Error ? error.message : String(error));
 }

@@ -15,7 +15,7 @@ export async function serveStdio(hub, codeMode) {
     // A client that went away can make writing the protocol fail (EPIPE): that ends it too.
     process.stdout.once("error", resolve);
   });
-  await connection.server.connect(transport);
+  await connection.connect(transport);
   await ended;
   await hub.remove(connection);
 }

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { log, pipeLines, errorText } from "./log.mjs";
 import { createFacade } from "./facade.mjs";
+import { onePrefix, UnavailableError } from "./errors.mjs";
 
 /** Restart delays: the first, the cap, and how long a connection must last to reset them. */
 export const BACKOFF = { firstMs: 250, maxMs: 30_000, stableMs: 30_000 };
@@ -107,7 +108,7 @@ export class Upstream {
     const client = this.live;
     if (client === null) {
       const why = this.state === "closed" ? "the command is shutting down" : "it is being restarted";
-      throw new Error(`MCP server "${this.name}" is unavailable (${this.lastError}); ${why}`);
+      throw new UnavailableError(this.name, `${this.lastError}; ${why}`);
     }
     try {
       return await fn(client);
@@ -121,6 +122,8 @@ export class Upstream {
         if (this.current.client === client) this.ended(this.current, error);
         throw new Error(`MCP server "${this.name}" is unreachable (${errorText(error)}); reconnecting`);
       }
+      // The server's own error, read back by the SDK: its message carries the prefix twice.
+      if (error instanceof McpError) error.message = onePrefix(error.message);
       throw error;
     }
   }
