@@ -24,8 +24,8 @@ test('the command names the servers it starts, then says ready with their tool c
   await closing(await connectStdio(oneServer), async ({ stderr }) => {
     await stderr.waitFor(/codemode-native: ready /, 'the ready line');
     assert.match(stderr.text, /^codemode-native: starting 1 MCP server: up$/m);
-    // The fixture has pid, crash, block and addTool.
-    assert.match(stderr.text, /^codemode-native: ready \(1 server, 4 tools\) on stdio$/m);
+    // The fixture has pid, crash, block, addTool and addItems.
+    assert.match(stderr.text, /^codemode-native: ready \(1 server, 5 tools\) on stdio$/m);
     assert.ok(stderr.text.indexOf('starting 1 MCP server') < stderr.text.indexOf('ready ('));
   });
 });
@@ -34,7 +34,7 @@ test('a server that fails to start gets its own line, and the ready line counts 
   await closing(await connectStdio(withBroken), async ({ stderr }) => {
     await stderr.waitFor(/codemode-native: ready /, 'the ready line');
     assert.match(stderr.text, /^codemode-native: broken: failed to start \(spawn \S*no-such-server ENOENT\); restarting in \d+ ms$/m);
-    assert.match(stderr.text, /^codemode-native: ready \(1 of 2 servers, 4 tools; failed: broken\) on stdio$/m);
+    assert.match(stderr.text, /^codemode-native: ready \(1 of 2 servers, 5 tools; failed: broken\) on stdio$/m);
   });
 });
 
@@ -42,7 +42,7 @@ test('over HTTP the ready line names the URL', async () => {
   const server = await startHttp(oneServer);
   try {
     await server.stderr.waitFor(/codemode-native: ready /, 'the ready line');
-    assert.match(server.stderr.text, new RegExp(`^codemode-native: ready \\(1 server, 4 tools\\) on ${server.url.href.replace(/[.]/g, '\\.')}$`, 'm'));
+    assert.match(server.stderr.text, new RegExp(`^codemode-native: ready \\(1 server, 5 tools\\) on ${server.url.href.replace(/[.]/g, '\\.')}$`, 'm'));
   } finally {
     server.child.kill('SIGTERM');
     assert.deepEqual(await server.exited, { code: 0, signal: null });

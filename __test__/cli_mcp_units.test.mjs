@@ -1,9 +1,10 @@
-// The command's small pure modules on their own: argument checks (cli/arguments.mjs) and
-// error messages (cli/errors.mjs). Their behaviour through the real command is in
+// The command's small pure modules on their own: argument checks (cli/arguments.mjs),
+// error messages (cli/errors.mjs) and upstream item names (cli/namespace.mjs). Their behaviour through the real command is in
 // cli_mcp_inputs.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { argumentProblem } from '../cli/arguments.mjs';
+import { splitPromptName, tagged, templateMatches } from '../cli/namespace.mjs';
 import { bareMessage, onePrefix, protocolError, UnavailableError } from '../cli/errors.mjs';
 
 const EXEC = { type: 'object', properties: { code: {}, language: {}, restartSafe: {} }, required: ['code'], additionalProperties: false };
@@ -42,4 +43,20 @@ test('UnavailableError names the server and keeps the reason apart', () => {
   const error = new UnavailableError('fs', 'spawn x ENOENT; it is being restarted');
   assert.equal(error.message, 'MCP server "fs" is unavailable: spawn x ENOENT; it is being restarted');
   assert.equal(error.reason, 'spawn x ENOENT; it is being restarted');
+});
+
+test('splitPromptName takes the longest server name that prefixes the prompt', () => {
+  assert.deepEqual(splitPromptName('a__b__c', ['a', 'a__b']), { server: 'a__b', prompt: 'c' });
+  assert.deepEqual(splitPromptName('a__b__c', ['a']), { server: 'a', prompt: 'b__c' });
+  assert.equal(splitPromptName('a__', ['a']), undefined);
+  assert.equal(splitPromptName('plain', ['a']), undefined);
+});
+
+test('tagged names the server in the description and _meta, keeping the rest', () => {
+  assert.deepEqual(tagged('fs', { uri: 'file:///a', name: 'a', _meta: { k: 1 } }), { uri: 'file:///a', name: 'a', description: '[fs]', _meta: { k: 1, 'codemode-native/server': 'fs' } });
+});
+
+test('templateMatches matches URIs of a template and refuses others', () => {
+  assert.equal(templateMatches('demo://text/{id}', 'demo://text/3'), true);
+  assert.equal(templateMatches('demo://text/{id}', 'demo://blob/3'), false);
 });

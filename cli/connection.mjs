@@ -7,7 +7,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import { ProgressRouter } from "./progress.mjs";
 import { argumentProblem } from "./arguments.mjs";
 import { bareErrorResponses, protocolError } from "./errors.mjs";
-import { log, errorText } from "./log.mjs";
+import { servePassthrough, PASSTHROUGH_CAPABILITIES } from "./passthrough.mjs";
+import { log, errorText, LEVELS } from "./log.mjs";
 import { native, VERSION } from "./addon.mjs";
 
 const { CodeModeSession, toModelResult } = native;
@@ -30,8 +31,9 @@ function refused(error) {
 }
 
 export class Connection {
-  /** `upstreams`: Upstream[]; `codeMode`: `{ limits, isolation }` from the config. */
-  constructor(upstreams, codeMode) {
+  /** `hub`: the command's Hub (its upstreams); `codeMode`: `{ limits, isolation }` from the config. */
+  constructor(hub, codeMode) {
+    const { upstreams } = hub;
     this.router = new ProgressRouter();
     this.session = new CodeModeSession({
       sessionId: `mcp-${randomUUID()}`,
@@ -40,7 +42,9 @@ export class Connection {
       ...(codeMode.isolation !== undefined ? { isolation: codeMode.isolation } : {}),
       onEvent: (event) => this.router.event(event),
     });
-    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true }, ...PASSTHROUGH_CAPABILITIES } });
+    this.logLevel = undefined; // set by logging/setLevel; until then every message is sent
+    servePassthrough(this, hub);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
       await this.session.ready();
       return { tools: mcpTools(this.session) };
@@ -93,6 +97,18 @@ export class Connection {
     } catch (error) {
       if (!this.closed) log(`could not refresh the tool list: ${errorText(error)}`);
     }
+  }
+
+  /** An upstream's resources or prompts changed (`method`: the list_changed notification). */
+  listChanged(method) {
+    if (this.closed) return;
+    this.server.notification({ method }).catch(() => {});
+  }
+
+  /** A log message (an upstream's, or the command's own) for this client, at its level. */
+  logMessage(params) {
+    if (this.closed || LEVELS.indexOf(params.level) < LEVELS.indexOf(this.logLevel ?? "debug")) return;
+    this.server.notification({ method: "notifications/message", params }).catch(() => {});
   }
 
   async close() {

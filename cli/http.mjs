@@ -78,7 +78,7 @@ export async function serveHttp(hub, codeMode, { host, port, token }) {
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, "Bad request: no mcp-session-id header, and not an initialize request");
     }
-    const connection = new Connection(hub.upstreams, codeMode);
+    const connection = new Connection(hub, codeMode);
     hub.add(connection);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -3,9 +3,17 @@
 import { createInterface } from "node:readline";
 import { onePrefix } from "./errors.mjs";
 
-/** Writes one line to stderr, prefixed with the command's name. */
-export function log(message) {
+/** MCP logging levels, least severe first. */
+export const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+// Who else hears the command's log lines: connections pass them on to their clients as
+// notifications/message (logger "codemode-native") at `level`.
+export const logListeners = new Set();
+
+/** Writes one line to stderr, prefixed with the command's name; `level`: an MCP logging level. */
+export function log(message, level = "info") {
   process.stderr.write(`codemode-native: ${message}\n`);
+  for (const listener of logListeners) listener(message, level);
 }
 
 /** Copies a child's stderr to ours line by line, each line prefixed `[<name>] `. */

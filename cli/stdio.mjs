@@ -5,7 +5,7 @@ import { Connection } from "./connection.mjs";
 
 /** Resolves when the client has gone. */
 export async function serveStdio(hub, codeMode) {
-  const connection = new Connection(hub.upstreams, codeMode);
+  const connection = new Connection(hub, codeMode);
   hub.add(connection);
   const transport = new StdioServerTransport();
   const ended = new Promise((resolve) => {
