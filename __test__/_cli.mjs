@@ -61,8 +61,13 @@ function collector(stream) {
 }
 
 /** The command over stdio behind a connected SDK Client: `{ client, stderr, transport }`. */
-export async function connectStdio(configFile, extraArgs = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--config', configFile, ...extraArgs], stderr: 'pipe' });
+export function connectStdio(configFile, extraArgs = []) {
+  return connectCommand(['mcp', '--config', configFile, ...extraArgs]);
+}
+
+/** The same with the command's arguments as given (`['mcp', …]`) and `env` added to its environment. */
+export async function connectCommand(args, env = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, stderr: 'pipe' });
   const stderr = collector(transport.stderr);
   const client = new Client({ name: 'cli-test', version: '1.0.0' });
   await client.connect(transport);

@@ -51,7 +51,9 @@ test('a missing file, a file that is not JSON and an empty server list exit 2', 
 
 test('bad flags exit 2 with the nearest valid flag', () => {
   fails(['mcp', '--confg', 'x.json'], /unknown option --confg; did you mean --config\?/);
-  fails(['mcp'], /--config <file> is required/);
+  fails(['mcp'], /a config file is required: codemode-native mcp <file>, --config <file>, or CODEMODE_NATIVE_MCP_CONFIG=<file>/, { CODEMODE_NATIVE_MCP_CONFIG: '' });
+  fails(['mcp', 'a.json', '--config', 'b.json'], /two config files: --config "b\.json" and "a\.json"; give one/);
+  fails(['mcp', 'a.json', 'b.json'], /unexpected argument "b\.json": give one config file/);
   fails(['mcp', '--config', 'x.json', '--http', 'localhost'], /--http: expected host:port/);
   fails(['frobnicate'], /unknown command "frobnicate"/);
   fails([], /Usage: codemode-native <command>/);
@@ -63,10 +65,14 @@ test('--http refuses a non-loopback address unless --allow-remote, and a token v
   fails(['mcp', '--config', file, '--http', '127.0.0.1:0', '--token-env', 'CODEMODE_TEST_UNSET_TOKEN'], /CODEMODE_TEST_UNSET_TOKEN: that environment variable is not set or empty/, { CODEMODE_TEST_UNSET_TOKEN: '' });
 });
 
+test('CODEMODE_NATIVE_MCP_CONFIG names the config file when the arguments do not', () => {
+  fails(['mcp'], /nope\.json:\n {2}cannot read the file: ENOENT/, { CODEMODE_NATIVE_MCP_CONFIG: `${temp.dir}/nope.json` });
+});
+
 test('--help documents the config file', () => {
   const run = command(['mcp', '--help']);
   assert.equal(run.status, 0);
-  for (const word of ['mcpServers', '"command"', '"args"', '"env"', '"cwd"', '"url"', '"headers"', 'codeMode', 'timeoutMs', 'isolation', '--http', '--allow-remote', '--token-env']) {
+  for (const word of ['CODEMODE_NATIVE_MCP_CONFIG', 'mcp <file>', 'mcpServers', '"command"', '"args"', '"env"', '"cwd"', '"url"', '"headers"', 'codeMode', 'timeoutMs', 'isolation', '--http', '--allow-remote', '--token-env']) {
     assert.ok(run.stdout.includes(word), word);
   }
 });

@@ -3,9 +3,12 @@
 // descriptions. Closing the connection closes the session.
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ProgressRouter } from "./progress.mjs";
-import { log, errorText } from "./log.mjs";
+import { argumentProblem } from "./arguments.mjs";
+import { bareErrorResponses, protocolError } from "./errors.mjs";
+import { servePassthrough, PASSTHROUGH_CAPABILITIES } from "./passthrough.mjs";
+import { log, errorText, LEVELS } from "./log.mjs";
 import { native, VERSION } from "./addon.mjs";
 
 const { CodeModeSession, toModelResult } = native;
@@ -21,9 +24,16 @@ export function toolResult(result) {
   return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: model.status === "failed" };
 }
 
+/** A refused call, in the shape of every other failed exec/wait result. */
+function refused(error) {
+  const model = { status: "failed", error, code: "invalid_input" };
+  return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: true };
+}
+
 export class Connection {
-  /** `upstreams`: Upstream[]; `codeMode`: `{ limits, isolation }` from the config. */
-  constructor(upstreams, codeMode) {
+  /** `hub`: the command's Hub (its upstreams); `codeMode`: `{ limits, isolation }` from the config. */
+  constructor(hub, codeMode) {
+    const { upstreams } = hub;
     this.router = new ProgressRouter();
     this.session = new CodeModeSession({
       sessionId: `mcp-${randomUUID()}`,
@@ -32,7 +42,9 @@ export class Connection {
       ...(codeMode.isolation !== undefined ? { isolation: codeMode.isolation } : {}),
       onEvent: (event) => this.router.event(event),
     });
-    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true }, ...PASSTHROUGH_CAPABILITIES } });
+    this.logLevel = undefined; // set by logging/setLevel; until then every message is sent
+    servePassthrough(this, hub);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
       await this.session.ready();
       return { tools: mcpTools(this.session) };
@@ -42,12 +54,21 @@ export class Connection {
     this.closed = false;
   }
 
+  /** Serves this connection over `transport` (a server transport not yet started). */
+  connect(transport) {
+    return this.server.connect(bareErrorResponses(transport));
+  }
+
   async callTool(params, extra) {
     const { name } = params;
     const input = params.arguments ?? {};
     if (name !== "exec" && name !== "wait") {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
     }
+    // The schemas do not depend on the catalog: the first listing serves every call.
+    this.schemas ??= Object.fromEntries(mcpTools(this.session).map((tool) => [tool.name, tool.inputSchema]));
+    const problem = argumentProblem(name, input, this.schemas[name]);
+    if (problem !== undefined) return refused(problem);
     const token = params._meta?.progressToken;
     const notify = (message, progress) =>
       extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {});
@@ -76,6 +97,18 @@ export class Connection {
     } catch (error) {
       if (!this.closed) log(`could not refresh the tool list: ${errorText(error)}`);
     }
+  }
+
+  /** An upstream's resources or prompts changed (`method`: the list_changed notification). */
+  listChanged(method) {
+    if (this.closed) return;
+    this.server.notification({ method }).catch(() => {});
+  }
+
+  /** A log message (an upstream's, or the command's own) for this client, at its level. */
+  logMessage(params) {
+    if (this.closed || LEVELS.indexOf(params.level) < LEVELS.indexOf(this.logLevel ?? "debug")) return;
+    this.server.notification({ method: "notifications/message", params }).catch(() => {});
   }
 
   async close() {

@@ -2,6 +2,7 @@
 // (McpClientLike), each forwarded to whichever connection is live. Tool listings are
 // remembered, so a session that re-lists while the server is down keeps its tools (and
 // their calls fail naming the server) instead of losing them.
+import { UnavailableError } from "./errors.mjs";
 
 /** A stable McpClientLike over `upstream` (an Upstream). */
 export function createFacade(upstream) {
@@ -21,6 +22,8 @@ export function createFacade(upstream) {
       } catch (error) {
         const known = toolPages.get(cursor);
         if (known !== undefined && upstream.live === null) return known;
+        // The session names the server itself ("MCP server "x" is unavailable: <reason>").
+        if (error instanceof UnavailableError) throw new Error(error.reason);
         throw error;
       }
     },

@@ -8,15 +8,20 @@ Commands:
 Run "codemode-native mcp --help" for its options and config file.
 `;
 
-export const MCP_HELP = `Usage: codemode-native mcp --config <file> [--http <host:port> [--allow-remote] [--token-env <NAME>]]
+export const MCP_HELP = `Usage: codemode-native mcp <file> [--http <host:port> [--allow-remote] [--token-env <NAME>]]
+       codemode-native mcp --config <file> [...]
+       CODEMODE_NATIVE_MCP_CONFIG=<file> codemode-native mcp [...]
 
 Serves the MCP servers named in <file> as one MCP server with exactly two tools, exec and
 wait. The model writes a JavaScript or TypeScript program that calls the upstream tools as
 MCP.<server>.<tool>({ ... }); their schemas stay out of the prompt. Each MCP connection gets
-its own code-mode session. Logs go to stderr.
+its own code-mode session. Logs go to stderr: a "ready (<n> servers, <n> tools) on …" line
+once every server has connected or failed once, and a line for each failure.
 
 Options:
-  --config <file>      the config file (JSON, below); required
+  <file>, --config <file>
+                       the config file (JSON, below); required, unless the environment
+                       variable CODEMODE_NATIVE_MCP_CONFIG names it
   --http <host:port>   serve Streamable HTTP at http://<host:port>/mcp instead of stdio
                        (port 0 picks a free port; the URL is logged to stderr)
   --allow-remote       allow --http on an address other than loopback

@@ -78,7 +78,7 @@ export async function serveHttp(hub, codeMode, { host, port, token }) {
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, "Bad request: no mcp-session-id header, and not an initialize request");
     }
-    const connection = new Connection(hub.upstreams, codeMode);
+    const connection = new Connection(hub, codeMode);
     hub.add(connection);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -88,7 +88,7 @@ export async function serveHttp(hub, codeMode, { host, port, token }) {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       hub.remove(connection);
     };
-    await connection.server.connect(transport);
+    await connection.connect(transport);
     await transport.handleRequest(req, res, body);
     if (transport.sessionId === undefined) hub.remove(connection);
   }

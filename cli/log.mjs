@@ -1,10 +1,19 @@
 // Diagnostics of the command. Everything goes to stderr: in stdio mode stdout carries the
 // MCP protocol and nothing else.
 import { createInterface } from "node:readline";
+import { onePrefix } from "./errors.mjs";
 
-/** Writes one line to stderr, prefixed with the command's name. */
-export function log(message) {
+/** MCP logging levels, least severe first. */
+export const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+// Who else hears the command's log lines: connections pass them on to their clients as
+// notifications/message (logger "codemode-native") at `level`.
+export const logListeners = new Set();
+
+/** Writes one line to stderr, prefixed with the command's name; `level`: an MCP logging level. */
+export function log(message, level = "info") {
   process.stderr.write(`codemode-native: ${message}\n`);
+  for (const listener of logListeners) listener(message, level);
 }
 
 /** Copies a child's stderr to ours line by line, each line prefixed `[<name>] `. */
@@ -17,7 +26,7 @@ export function pipeLines(stream, name) {
   stream.on("error", () => {});
 }
 
-/** An error's message, for log lines and guest-visible errors. */
+/** An error's message, for log lines and guest-visible errors (one "MCP error <code>: " at most). */
 export function errorText(error) {
-  return error instanceof Error ? error.message : String(error);
+  return onePrefix(error instanceof Error ? error.message : String(error));
 }

@@ -8,6 +8,7 @@ import { Hub } from "./upstreams.mjs";
 import { serveStdio } from "./stdio.mjs";
 import { serveHttp, isLoopback } from "./http.mjs";
 import { log, errorText } from "./log.mjs";
+import { summarize, readyLine } from "./ready.mjs";
 import { native } from "./addon.mjs";
 
 // The addon checks limits and isolation itself; a session made and closed at once surfaces
@@ -60,8 +61,17 @@ export async function runMcp(argv) {
     return 0;
   }
   const hub = new Hub(config.servers);
-  hub.start();
+  const names = config.servers.map((s) => s.name);
+  log(`starting ${names.length === 1 ? "1 MCP server" : `${names.length} MCP servers`}: ${names.join(", ")}`);
+  const started = hub.start();
+  // Said once, when every upstream has connected or failed once; clients may connect before.
+  const announce = async (where) => {
+    await started;
+    const summary = await summarize(hub.upstreams);
+    if (!hub.upstreams.some((u) => u.state === "closed")) log(readyLine(summary, where));
+  };
   if (options.http === undefined) {
+    announce("stdio");
     await Promise.race([serveStdio(hub, codeMode), signalled()]);
     await hub.close();
     return 0;
@@ -75,6 +85,7 @@ export async function runMcp(argv) {
     return 1;
   }
   log(`listening on ${served.url}`);
+  announce(served.url);
   const signal = await signalled();
   log(`${signal}: shutting down`);
   await served.close();

@@ -5,7 +5,7 @@ import { Connection } from "./connection.mjs";
 
 /** Resolves when the client has gone. */
 export async function serveStdio(hub, codeMode) {
-  const connection = new Connection(hub.upstreams, codeMode);
+  const connection = new Connection(hub, codeMode);
   hub.add(connection);
   const transport = new StdioServerTransport();
   const ended = new Promise((resolve) => {
@@ -15,7 +15,7 @@ export async function serveStdio(hub, codeMode) {
     // A client that went away can make writing the protocol fail (EPIPE): that ends it too.
     process.stdout.once("error", resolve);
   });
-  await connection.server.connect(transport);
+  await connection.connect(transport);
   await ended;
   await hub.remove(connection);
 }

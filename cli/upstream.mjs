@@ -5,21 +5,34 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { log, pipeLines, errorText } from "./log.mjs";
 import { createFacade } from "./facade.mjs";
+import { onePrefix, UnavailableError } from "./errors.mjs";
 
 /** Restart delays: the first, the cap, and how long a connection must last to reset them. */
 export const BACKOFF = { firstMs: 250, maxMs: 30_000, stableMs: 30_000 };
 
 export class Upstream {
   /** `def`: a config server (`{ name, kind, command… | url… }`). */
-  constructor(def, { version, onUp = () => {}, onToolsChanged = () => {} }) {
+  /**
+   * `onNotice(upstream, method, params)`: a resources/prompts list_changed or a log message
+   * (`notifications/message`) from the live connection.
+   */
+  constructor(def, { version, onUp = () => {}, onToolsChanged = () => {}, onNotice = () => {} }) {
     this.name = def.name;
     this.def = def;
     this.version = version;
     this.onUp = onUp;
     this.onToolsChanged = onToolsChanged;
+    this.onNotice = onNotice;
     /** "connecting" | "up" | "down" | "closed" */
     this.state = "down";
     this.live = null; // the connected SDK Client while up
@@ -64,6 +77,11 @@ export class Upstream {
       this.forgetTools();
       this.onToolsChanged(this);
     });
+    for (const schema of [ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, LoggingMessageNotificationSchema]) {
+      client.setNotificationHandler(schema, (notification) => {
+        if (this.live === client) this.onNotice(this, notification.method, notification.params);
+      });
+    }
     this.connecting = client.connect(transport).then(
       () => {
         if (attempt.ended) return;
@@ -92,7 +110,7 @@ export class Upstream {
     this.state = "down";
     const delay = Math.min(BACKOFF.firstMs * 2 ** Math.min(this.failures, 20), BACKOFF.maxMs);
     this.failures++;
-    log(`${this.name}: ${attempt.upSince > 0 ? "lost" : "failed to start"} (${this.lastError}); restarting in ${delay} ms`);
+    log(`${this.name}: ${attempt.upSince > 0 ? "lost" : "failed to start"} (${this.lastError}); restarting in ${delay} ms`, "warning");
     this.timer = setTimeout(() => this.connect(), delay);
     this.timer.unref();
   }
@@ -107,7 +125,7 @@ export class Upstream {
     const client = this.live;
     if (client === null) {
       const why = this.state === "closed" ? "the command is shutting down" : "it is being restarted";
-      throw new Error(`MCP server "${this.name}" is unavailable (${this.lastError}); ${why}`);
+      throw new UnavailableError(this.name, `${this.lastError}; ${why}`);
     }
     try {
       return await fn(client);
@@ -121,6 +139,8 @@ export class Upstream {
         if (this.current.client === client) this.ended(this.current, error);
         throw new Error(`MCP server "${this.name}" is unreachable (${errorText(error)}); reconnecting`);
       }
+      // The server's own error, read back by the SDK: its message carries the prefix twice.
+      if (error instanceof McpError) error.message = onePrefix(error.message);
       throw error;
     }
   }
