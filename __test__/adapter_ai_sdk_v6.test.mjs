@@ -1,6 +1,6 @@
-// codemode-native/ai-sdk with `ai` 6, which npm installs on Node 20 (ai 7 declares Node 22 in
-// its engines; npm picks the newest version whose engines fit only under engine-strict, and
-// otherwise installs ai 7 with an EBADENGINE warning). ai 6 goes into a temporary folder
+// codemode-native/ai-sdk with `ai` 6, which npm installs on Node 20 without a word: ai 7
+// declares Node 22 in its engines, and npm picks the newest version whose engines fit (for
+// `npm install ai` and for the `^6 || ^7` peer range alike). ai 6 goes into a temporary folder
 // beside a copy of this package's entries, adapters and built binary (not a link: this
 // checkout's own node_modules holds ai 7), so the adapter's `import "ai"` gets ai 6.
 import { test, before, after } from 'node:test';
