@@ -155,3 +155,16 @@ test('client.beta.messages.toolRunner runs exec and wait through their run, then
   assert.deepEqual(results.map((r) => JSON.parse(r.content).status), ['waiting', 'completed']);
   assert.deepEqual(results.map((r) => r.is_error), [undefined, undefined]);
 });
+
+test('a betaZodTool returning JSON text or an object gives the guest the value, other text as it is', async () => {
+  const city = z.object({ city: z.string() });
+  const s = session(catalogTools([
+    betaZodTool({ name: 'as_text', description: 'JSON text', inputSchema: city, run: async ({ city }) => JSON.stringify({ city, sky: 'sunny' }) }),
+    betaZodTool({ name: 'as_block', description: 'JSON in a text block', inputSchema: city, run: async ({ city }) => [{ type: 'text', text: JSON.stringify([city]) }] }),
+    betaZodTool({ name: 'as_object', description: 'an object', inputSchema: city, run: async ({ city }) => ({ city }) }),
+    betaZodTool({ name: 'plain', description: 'text', inputSchema: city, run: async ({ city }) => `{${city}` }),
+  ]));
+  const r = await s.exec({ code: 'const c = { city: "Oslo" }; return [await as_text(c), await as_block(c), await as_object(c), await plain(c)];' });
+  assert.equal(r.status, 'completed');
+  assert.deepEqual(r.value, [{ city: 'Oslo', sky: 'sunny' }, ['Oslo'], { city: 'Oslo' }, '{Oslo']);
+});

@@ -45,20 +45,32 @@ test('the package resolves itself by name through its exports map', async () => 
 });
 
 test('package.json lists the entries, the platform packages and their targets', () => {
-  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.ts', 'index.js', 'index.mjs']);
+  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs']);
   // The command's MCP SDK must install with the package, not only in development.
   assert.deepEqual(Object.keys(pkg.bin), ['codemode-native']);
   assert.ok(pkg.dependencies['@modelcontextprotocol/sdk']);
-  // Each adapter is a subpath export whose files exist, its framework an optional peer.
+  // Each adapter is a subpath export with an ESM and a CommonJS entry, each with its own
+  // types, whose files exist; its framework is an optional peer.
   for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
-    assert.ok(fs.existsSync(path.join(root, entry.import)), subpath);
-    assert.ok(fs.existsSync(path.join(root, entry.types)), subpath);
+    const name = subpath.slice(2);
+    assert.deepEqual(entry, {
+      import: { types: `./adapters/${name}.d.mts`, default: `./adapters/${name}.mjs` },
+      require: { types: `./adapters/${name}.d.cts`, default: `./adapters/${name}.cjs` },
+    });
+    for (const file of [entry.import.types, entry.import.default, entry.require.types, entry.require.default]) {
+      assert.ok(fs.existsSync(path.join(root, file)), `${subpath}: ${file}`);
+    }
+    assert.deepEqual(pkg.typesVersions['*'][name], [`adapters/${name}.d.cts`], subpath);
   }
   for (const peer of Object.keys(pkg.peerDependencies ?? {})) {
     assert.equal(pkg.peerDependenciesMeta[peer].optional, true, peer);
     assert.ok(pkg.devDependencies[peer], peer);
   }
-  assert.deepEqual(pkg.exports['.'], { types: './index.d.ts', import: './index.mjs', require: './index.js', default: './index.js' });
+  assert.deepEqual(pkg.exports['.'], {
+    import: { types: './index.d.mts', default: './index.mjs' },
+    require: { types: './index.d.ts', default: './index.js' },
+    default: './index.js',
+  });
   const dirs = fs.readdirSync(path.join(root, 'npm')).sort();
   assert.equal(pkg.napi.targets.length, dirs.length);
   for (const dir of dirs) {
@@ -111,7 +123,7 @@ after(() => {
 
 test('the packed main package holds the entries and no binary', () => {
   const installed = fs.readdirSync(path.join(app, 'node_modules', 'codemode-native')).sort();
-  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
+  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
   const binaryDir = path.join(app, 'node_modules', `codemode-native-${packed.platform}`);
   assert.ok(fs.existsSync(path.join(binaryDir, packed.binary)));
 });
@@ -171,8 +183,9 @@ test('the installed tarball loads inside a worker_threads Worker', () => {
 test('the installed package ships each adapter with its types', () => {
   const dir = path.join(app, 'node_modules', 'codemode-native');
   for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
-    assert.ok(fs.existsSync(path.join(dir, entry.import)), `${subpath}: ${entry.import}`);
-    assert.ok(fs.existsSync(path.join(dir, entry.types)), `${subpath}: ${entry.types}`);
+    for (const file of [entry.import.types, entry.import.default, entry.require.types, entry.require.default]) {
+      assert.ok(fs.existsSync(path.join(dir, file)), `${subpath}: ${file}`);
+    }
   }
   // What the adapters import among themselves ships too.
   for (const file of fs.readdirSync(path.join(root, 'adapters'))) {
@@ -194,4 +207,21 @@ test('the installed platform package runs guests in its own sandbox executable',
     console.log(JSON.stringify({ status: r.status, value: r.value, sandboxProcesses }));
   `);
   assert.deepEqual(out, { status: 'completed', value: 5, sandboxProcesses: 1 });
+});
+
+const ADAPTERS = { 'ai-sdk': ['catalogTools', 'codeModeTools'], anthropic: ['catalogTools', 'codeModeTools', 'runToolUse'], langchain: ['catalogTools', 'codeModeTools'], 'openai-agents': ['catalogTools', 'codeModeTools'] };
+
+test('the CommonJS adapters are generated from the ESM sources and up to date', () => {
+  const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-adapters.mjs'), '--check'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+});
+
+test('each adapter subpath loads with require and with import, exporting the same names', async () => {
+  for (const [name, exported] of Object.entries(ADAPTERS)) {
+    const required = require(`codemode-native/${name}`);
+    const imported = await import(`codemode-native/${name}`);
+    assert.deepEqual(Object.keys(required).filter((k) => k !== '__esModule').sort(), exported, name);
+    assert.deepEqual(Object.keys(imported).sort(), exported, name);
+    for (const key of exported) assert.equal(typeof required[key], 'function', `${name}.${key}`);
+  }
 });

@@ -43,7 +43,8 @@ function failedResult(content) {
 
 // Anthropic tools with a `run` (betaTool, betaZodTool or plain `{ name, input_schema, run }`)
 // as catalog ToolDefinitions. `parse` (zod tools) validates the input first; `run` gets the
-// call's signal; streaming runs are drained; text blocks become their text; a throw stays
+// call's signal; streaming runs are drained; text blocks become their text, JSON object or
+// array text its value; a throw stays
 // a tool error (the tool runner would turn it into an is_error result).
 export function catalogTools(tools) {
   if (!Array.isArray(tools)) throw invalid("catalogTools takes an array of Anthropic runnable tools");
@@ -56,8 +57,15 @@ export function catalogTools(tools) {
   });
 }
 
-// A run's content blocks as a value for the guest: one text block is its text.
+// A run's result as a value for the guest: text blocks are their text, and text that is a
+// JSON object or array is that value (Anthropic's run type returns text, so tools return
+// JSON.stringify(value)); other text stays a string.
 function blocksAsValue(value) {
-  if (Array.isArray(value) && value.every((b) => b && b.type === "text")) return value.map((b) => b.text).join("");
-  return value;
+  const text = Array.isArray(value) && value.every((b) => b && b.type === "text") ? value.map((b) => b.text).join("") : value;
+  if (typeof text !== "string" || !/^\s*[[{]/.test(text)) return text;
+  try {
+    return JSON.parse(text);
+  } catch (_) {
+    return text;
+  }
 }

@@ -1,0 +1,17 @@
+// Generated from langchain.d.mts by scripts/build-adapters.mjs: edit langchain.d.mts, then run
+// `node scripts/build-adapters.mjs`.
+import type { StructuredToolInterface, DynamicStructuredTool } from "@langchain/core/tools";
+import type { CodeModeSession, ToolDefinition } from "codemode-native";
+
+export interface CodeModeToolsOptions {
+  /** Each result is `toModelResult(result, { budgetChars })` (at least 256). */
+  budgetChars?: number;
+  /** The session's own definitions, to run its direct-only tools. */
+  tools?: ToolDefinition[];
+  /** Passed to every exec/wait as `context` (default: the run's `context`). */
+  context?: unknown;
+}
+/** `exec`, `wait` and the direct-only tools as LangChain tools returning JSON text. */
+export declare function codeModeTools(session: CodeModeSession, options?: CodeModeToolsOptions): DynamicStructuredTool[];
+/** LangChain tools as catalog tool definitions for `new CodeModeSession({ tools })`. */
+export declare function catalogTools(tools: StructuredToolInterface[]): ToolDefinition[];

@@ -1,0 +1,17 @@
+// Generated from openai-agents.d.mts by scripts/build-adapters.mjs: edit openai-agents.d.mts, then run
+// `node scripts/build-adapters.mjs`.
+import type { FunctionTool } from "@openai/agents";
+import type { CodeModeSession, ToolDefinition } from "codemode-native";
+
+export interface CodeModeToolsOptions {
+  /** Each result is `toModelResult(result, { budgetChars })` (at least 256). */
+  budgetChars?: number;
+  /** The session's own definitions, to run its direct-only tools. */
+  tools?: ToolDefinition[];
+  /** Passed to every exec/wait as `context` (default: the run context's `context`). */
+  context?: unknown;
+}
+/** `exec`, `wait` and the direct-only tools as function tools. */
+export declare function codeModeTools(session: CodeModeSession, options?: CodeModeToolsOptions): FunctionTool<any, any, any>[];
+/** Function tools as catalog tool definitions for `new CodeModeSession({ tools })`. */
+export declare function catalogTools(tools: FunctionTool<any, any, any>[]): ToolDefinition[];
