@@ -132,7 +132,7 @@ test('the installed tarball has the codemode-native command, with its dependenci
   const bin = path.join(app, 'node_modules', '.bin', process.platform === 'win32' ? 'codemode-native.cmd' : 'codemode-native');
   const child = spawnSync(bin, ['mcp', '--help'], { cwd: app, encoding: 'utf8', timeout: 60_000, shell: process.platform === 'win32' });
   assert.equal(child.status, 0, child.stderr);
-  assert.match(child.stdout, /^Usage: codemode-native mcp --config <file>/);
+  assert.match(child.stdout, /^Usage: codemode-native mcp <file> /);
 });
 
 const PROGRAM = `
