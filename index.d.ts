@@ -41,8 +41,12 @@ export interface ToolDefinition<Input = any, Output = unknown> {
   parameters?: JsonSchema;
   /** The output schema; checked against every result. */
   outputSchema?: JsonSchema;
-  /** `"client"` tools skip both schema checks. Default `"openclaw"`. */
-  source?: "openclaw" | "client";
+  /**
+   * `"core"` (the default): the gateway's own tools, checked against both schemas.
+   * `"client"` tools skip both checks, and one may shadow a core tool of the same name.
+   * `"openclaw"` is the old name of `"core"`, still accepted.
+   */
+  source?: "core" | "client" | "openclaw";
   /** Sent to the model as its own tool instead of being called from code. */
   directOnly?: boolean;
   /** May run again when a run is restarted (`restartSafe` cells call only these). */
@@ -170,7 +174,7 @@ export interface CallOptions {
 export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
 export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
 export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }
-export interface CodeModeTelemetry { catalogSize: number; sources: { openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
+export interface CodeModeTelemetry { catalogSize: number; sources: { core: number; /** @deprecated the old name of `core`, always equal to it */ openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
 interface ResultBase { output?: CodeModeOutput[]; telemetry: CodeModeTelemetry; nestedCalls?: NestedCallRecord[]; }
 export type CodeModeResult = (ResultBase & { status: "completed"; value: JsonValue }) | (ResultBase & { status: "waiting"; runId: string; reason: "pending_tools" | "yield"; pendingToolCalls?: CodeModePendingToolCall[] }) | (ResultBase & { status: "failed"; error: string; code: CodeModeErrorCode });
 /** What to send back to the model for a result (`toModelResult`). */

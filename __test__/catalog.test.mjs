@@ -268,7 +268,7 @@ test('tool globals are frozen functions with enumerable metadata', async () => {
     type: 'function',
     frozen: true,
     enumerable: ['callableName', 'toolName', 'description', 'source', 'input'],
-    values: ['send_email', 'send_email', 'Send an email message to a recipient', 'openclaw', r.value.values[4]],
+    values: ['send_email', 'send_email', 'Send an email message to a recipient', 'core', r.value.values[4]],
     writable: 'send_email',
     global: [true, false, true],
   });
@@ -356,10 +356,10 @@ test('JSON.stringify(catalog.all()) gives metadata and increments no counter', a
   const [all, one] = r.value;
   assert.equal(all.length, SURFACE_TOOLS.length);
   assert.deepEqual(all.map((m) => [m.toolName, m.callableName, m.source]), [
-    ['send_email', 'send_email', 'openclaw'],
-    ['email_digest', 'email_digest', 'openclaw'],
-    ['get_weather', 'get_weather', 'openclaw'],
-    ['llm-task', 'llm_task', 'openclaw'],
+    ['send_email', 'send_email', 'core'],
+    ['email_digest', 'email_digest', 'core'],
+    ['get_weather', 'get_weather', 'core'],
+    ['llm-task', 'llm_task', 'core'],
   ]);
   assert.equal(all[0].description, 'Send an email message to a recipient');
   assert.equal(all[0].label, 'Send email');
@@ -379,7 +379,7 @@ test('describe() returns the full tool shape and counters track describe, search
   assert.equal(r.value.callableName, 'send_email');
   assert.equal(r.value.label, 'Send email');
   assert.equal(r.value.description, 'Send an email message to a recipient');
-  assert.equal(r.value.source, 'openclaw');
+  assert.equal(r.value.source, 'core');
   assert.equal(typeof r.value.input, 'string');
   assert.deepEqual(r.value.parameters, SURFACE_TOOLS[0].parameters);
   assert.equal([r.telemetry.describeCount, r.telemetry.searchCount, r.telemetry.callCount].join(), '1,2,1');
@@ -513,7 +513,7 @@ test('client tools skip both contracts and show input unknown in metadata', asyn
   assert.deepEqual(seen, { a: 'x' });
   const index = indexLines(quickIndex(s)).find((l) => l.startsWith('- cli '));
   assert.equal(index, '- cli unknown -> ?');
-  assert.deepEqual(s.telemetry().sources, { openclaw: 0, mcp: 0, client: 1 });
+  assert.deepEqual(s.telemetry().sources, { core: 0, openclaw: 0, mcp: 0, client: 1 });
 });
 
 // ---------- beforeToolCall ----------
@@ -651,7 +651,7 @@ test('onEvent streams run status, tool call start/update/end and output', async 
   assert.equal(end.callId, start.callId);
   assert.equal(update.callId, start.callId);
   assert.equal(start.toolName, 'progress');
-  assert.equal(start.source, 'openclaw');
+  assert.equal(start.source, 'core');
   assert.deepEqual(update.partial, { p: 1 });
   assert.equal(end.status, 'ok');
   assert.equal(typeof end.durationMs, 'number');

@@ -147,7 +147,7 @@ test("a cancelled call ends with status cancelled; events carry the call's previ
   reject(new Error("stopped"));
   await new Promise((resolve) => setImmediate(resolve));
   const [start, end, start2, end2] = seen;
-  assert.deepEqual(start, { type: "tool_call_start", runId: "run-1", callId: "c1", parentCallId: undefined, toolName: "echo", callableName: "echo_alias", source: "openclaw", inputPreview: '{"a":1}' });
+  assert.deepEqual(start, { type: "tool_call_start", runId: "run-1", callId: "c1", parentCallId: undefined, toolName: "echo", callableName: "echo_alias", source: "core", inputPreview: '{"a":1}' });
   assert.equal(end.status, "ok");
   assert.equal(end.outputPreview, '{"a":1}');
   assert.equal(typeof end.durationMs, "number");

@@ -71,7 +71,7 @@ test("tools become specs whose host indices continue after the tools already reg
   assert.equal(invoke.definitionCount(), 1, "added tools are registered only on commit");
   batch.commit();
   const added = JSON.parse(batch.text);
-  assert.deepEqual(added, [{ hostIndex: 1, name: "b", description: "", outputSchema: true, source: "openclaw", directOnly: false, replaySafe: true }]);
+  assert.deepEqual(added, [{ hostIndex: 1, name: "b", description: "", outputSchema: true, source: "core", directOnly: false, replaySafe: true }]);
   invoke.invoke(1, false, "b", "{}", "c", "", "r", "s", 3);
   assert.deepEqual(reports, [{ token: 3, ok: true, text: '"b ran"' }]);
   assert.equal(options.addTools(undefined).text, "[]");
@@ -84,7 +84,7 @@ test("each wrong tool field is named by its path", () => {
   rejects(tools(null), "tools[1] must be an object.");
   rejects(tools({ name: " ", execute }), "tools[1].name must be a non-empty string.");
   rejects(tools({ name: "x" }), "tools[1].execute must be a function.");
-  rejects(tools({ name: "x", execute, source: "mcp" }), 'tools[1].source must be "openclaw" or "client".');
+  rejects(tools({ name: "x", execute, source: "mcp" }), 'tools[1].source must be "core" or "client".');
   rejects(tools({ name: "x", execute, directOnly: "yes" }), "tools[1].directOnly must be a boolean.");
   rejects(tools({ name: "x", execute, replaySafe: 1 }), "tools[1].replaySafe must be a boolean.");
   rejects(tools({ name: "x", execute, description: 5 }), "tools[1].description must be a string.");

@@ -3,7 +3,7 @@
 // (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { native } from './_helpers.mjs';
+import { ADDON_PATH, native } from './_helpers.mjs';
 import { alive, sandboxChildren, startFixture, until } from './_processes.mjs';
 
 const supported = process.platform === 'linux' || process.platform === 'darwin';
@@ -66,4 +66,26 @@ test('sandboxes die with a SIGKILLed gateway', { skip: process.platform !== 'lin
   child.kill('SIGKILL');
   await exit;
   assert.ok(await until(() => sandboxes.every((pid) => !alive(pid))), `sandboxes outlived their gateway: ${sandboxes}`);
+});
+
+test('a missing sandbox executable is said once, when a process-mode session is built, with the fix', { skip: !supported }, async () => {
+  const probe = `
+    const { CodeModeSession } = require(process.argv[1]);
+    const seen = {};
+    try { new CodeModeSession({ sessionId: 'p', isolation: 'process' }); seen.process = 'built'; }
+    catch (e) { seen.process = { code: e.code, message: e.message }; }
+    const thread = new CodeModeSession({ sessionId: 't', isolation: 'thread' });
+    thread.exec({ code: 'return 7' }).then((r) => { seen.thread = r.value; thread.close(); console.log(JSON.stringify(seen)); });`;
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync(process.execPath, ['-e', probe, ADDON_PATH], {
+    env: { ...process.env, CODEMODE_NATIVE_SANDBOX: '/nonexistent/codemode-sandbox' },
+    encoding: 'utf8',
+  });
+  const seen = JSON.parse(out);
+  assert.equal(seen.process.code, 'runtime_unavailable');
+  assert.equal(
+    seen.process.message,
+    'the code mode sandbox executable was not found: CODEMODE_NATIVE_SANDBOX names /nonexistent/codemode-sandbox, which is not a file; point it at the codemode-sandbox executable, unset it, or use isolation: "thread"',
+  );
+  assert.equal(seen.thread, 7, 'thread mode does not need the executable');
 });

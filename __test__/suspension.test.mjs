@@ -429,6 +429,16 @@ test('exec, wait and refreshMcp after close() return promises rejected with inva
   }
 });
 
+test('addTools() after close() throws invalid_input and adds nothing', async () => {
+  const s = makeSession();
+  await s.close();
+  assert.throws(
+    () => s.addTools([{ name: 'late', source: 'client', execute: () => 1 }]),
+    (e) => e.code === 'invalid_input' && e.message === 'code mode session is closed.',
+  );
+  assert.ok(!s.modelTools().some((t) => t.name === 'late'));
+});
+
 test('close() aborts the signal of a parked run\'s pending call', async () => {
   let signal;
   const s = makeSession({ limits: { timeoutMs: 100 }, tools: [neverTool('never', (ctx) => { signal = ctx.signal; })] });

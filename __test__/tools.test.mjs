@@ -239,7 +239,7 @@ test('telemetry reports the catalog size and sources', async () => {
   const s = makeSession({ tools: baseTools() });
   const t = s.telemetry();
   assert.equal(t.catalogSize, 6);
-  assert.deepEqual(t.sources, { openclaw: 6, mcp: 0, client: 0 });
+  assert.deepEqual(t.sources, { core: 6, openclaw: 6, mcp: 0, client: 0 });
   assert.deepEqual(t.visibleTools, ['exec', 'wait']);
   assert.equal(typeof t.counterScope, 'string');
 });

@@ -57,16 +57,43 @@ test('a positive limit outside its range is still clamped, not refused', async (
 test('duplicate tool names in the constructor throw naming both entries', () => {
   throwsInvalid(
     () => makeSession({ tools: [{ name: 'a', execute }, { name: 'b', execute }, { name: 'a', execute }] }),
-    'tools[2].name "a" is also the name of tools[0]; tool names must be unique.',
+    'tools[2].name "a" is also the name of tools[0]; tool names must be unique within a source (a client tool may shadow a core tool of the same name).',
   );
 });
 
 test('addTools refuses a name already registered and leaves the session as it was', async () => {
   const s = makeSession({ tools: [{ name: 'a', execute: () => 'first' }] });
-  throwsInvalid(() => s.addTools([{ name: 'a', execute: () => 'second' }]), 'tools[0].name "a" is already registered in this session; tool names must be unique.');
+  throwsInvalid(() => s.addTools([{ name: 'a', execute: () => 'second' }]), 'tools[0].name "a" is already registered in this session; tool names must be unique within a source (a client tool may shadow a core tool of the same name).');
   s.addTools([{ name: 'b', execute: () => 'b' }]);
   const r = await run(s, 'return [await a(), await b()]');
   assert.deepEqual(r.value, ['first', 'b'], show(r));
+});
+
+test('a client tool shadows a core tool of the same name, as the seed orders them', async () => {
+  const s = makeSession({
+    tools: [
+      { name: 'lookup', execute: () => 'core' },
+      { name: 'lookup', source: 'client', execute: () => 'client' },
+    ],
+  });
+  const r = await run(s, 'return await lookup()');
+  assert.equal(r.value, 'client', show(r));
+  assert.deepEqual(s.telemetry().sources, { core: 0, openclaw: 0, mcp: 0, client: 1 });
+  const later = makeSession({ tools: [{ name: 'lookup', source: 'openclaw', execute: () => 'core' }] });
+  later.addTools([{ name: 'lookup', source: 'client', execute: () => 'added client' }]);
+  assert.equal((await run(later, 'return await lookup()')).value, 'added client');
+  throwsInvalid(() => later.addTools([{ name: 'lookup', execute: () => 'core again' }]), 'tools[0].name "lookup" is already registered in this session; tool names must be unique within a source (a client tool may shadow a core tool of the same name).');
+});
+
+test('two tools of one source, or a shadow of a direct-only tool, still throw naming both', () => {
+  throwsInvalid(
+    () => makeSession({ tools: [{ name: 'a', source: 'client', execute }, { name: 'a', source: 'client', execute }] }),
+    'tools[1].name "a" is also the name of tools[0]; tool names must be unique within a source (a client tool may shadow a core tool of the same name).',
+  );
+  throwsInvalid(
+    () => makeSession({ tools: [{ name: 'a', directOnly: true, execute }, { name: 'a', source: 'client', execute }] }),
+    'tools[1].name "a" is also the name of tools[0]; tool names must be unique within a source (a client tool may shadow a core tool of the same name).',
+  );
 });
 
 test('an invalid parameters schema throws at construction with its path', () => {

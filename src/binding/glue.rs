@@ -4,6 +4,7 @@
 
 use super::mailbox::{Held, Letter, Mailbox, WakeFn};
 use super::pending::PendingReplies;
+use crate::error::ErrorCode;
 use crate::run::nested_calls::preview;
 use crate::session::abort_watch::AbortWatches;
 use crate::session::core::SessionCore;
@@ -60,6 +61,17 @@ pub(super) fn glue_fn<'env, Args: JsValuesTupleIntoVec, R: FromNapiValue>(
 }
 
 /// The glue's `invalid_input` TypeError for `message` (so `err.code` is set).
+/// Throws an `Error` with the documented `code` and `message` through the glue.
+pub(super) fn glue_fail_with(glue: &Object, code: ErrorCode, message: &str) -> Error {
+    match glue_fn::<FnArgs<(&str, String)>, ()>(glue, "failWith") {
+        Ok(fail) => fail
+            .call((code.as_str(), message.to_string()).into())
+            .err()
+            .unwrap_or_else(|| invalid_input(message)),
+        Err(error) => error,
+    }
+}
+
 pub(super) fn glue_fail(glue: &Object, message: &str) -> Error {
     match glue_fn::<String, ()>(glue, "fail") {
         Ok(fail) => fail

@@ -53,7 +53,7 @@ impl From<ToolJson> for ToolSpec {
             source: if tool.source == "client" {
                 Source::Client
             } else {
-                Source::Openclaw
+                Source::Core
             },
             direct_only: tool.direct_only,
             replay_safe: tool.replay_safe,

@@ -4,7 +4,8 @@
 mod calls;
 
 use super::glue::{
-    create_glue, glue_fail, glue_fn, install_redactor, report_names, wake_function, CoreSlot,
+    create_glue, glue_fail, glue_fail_with, glue_fn, install_redactor, report_names, wake_function,
+    CoreSlot,
 };
 use super::js_host::JsHost;
 use super::mailbox::{Held, Mailbox, RunSlot};
@@ -75,6 +76,16 @@ impl CodeModeSession {
         };
         install_redactor(env, &glue, &redactor)?;
         adjust(&glue, &mut config)?;
+        // A missing sandbox executable is a broken install, not a busy runtime: said once,
+        // here, with the fix, rather than at every cell.
+        if config.isolation == crate::sandbox::isolation::Isolation::Process
+            && crate::sandbox::isolation::Isolation::process_supported()
+        {
+            if let Err(message) = crate::sandbox::locate::executable() {
+                let code = crate::error::ErrorCode::RuntimeUnavailable;
+                return Err(glue_fail_with(&glue, code, &message));
+            }
+        }
         let mailbox = Arc::new(Mailbox::new(
             wake_function(&glue, held)?,
             pending.clone(),
@@ -212,6 +223,9 @@ impl CodeModeSession {
     #[napi(ts_args_type = "tools: ToolDefinition[]")]
     pub fn add_tools(&self, env: Env, tools: Unknown) -> Result<()> {
         let glue = self.glue(&env)?;
+        if self.core.is_closed() {
+            return Err(glue_fail(&glue, messages::SESSION_CLOSED));
+        }
         let add: Function<Unknown, Object> = glue_fn(&glue, "addTools")?;
         let added = add.call(tools)?;
         let text: String = added.get_named_property("text")?;

@@ -15,7 +15,7 @@ const METADATA_DESCRIPTION_CHARS: usize = 600;
 /// deferred, not hidden); absent `parameters` is `{}` (the schema that accepts anything).
 pub fn describe_json(entry: &CatalogEntry) -> Value {
     let input = match entry.source() {
-        Source::Openclaw => entry.input_hint().to_owned(),
+        Source::Core => entry.input_hint().to_owned(),
         Source::Client => hints::input_hint(entry.parameters()),
     };
     let mut out = Map::new();
@@ -45,7 +45,7 @@ pub fn describe_json(entry: &CatalogEntry) -> Value {
 /// description bounded; client tools show `input: "unknown"`.
 pub fn metadata_json(entry: &CatalogEntry) -> Value {
     let input = match entry.source() {
-        Source::Openclaw => entry.input_hint(),
+        Source::Core => entry.input_hint(),
         Source::Client => UNKNOWN,
     };
     let mut out = Map::new();
@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(d["name"], "read-file");
         assert_eq!(d["callableName"], "read_file");
         assert_eq!(d["label"], "Read");
-        assert_eq!(d["source"], "openclaw");
+        assert_eq!(d["source"], "core");
         assert_eq!(d["input"], "{ path: string; ... }");
         assert_eq!(d["output"], "string");
         assert_eq!(d["parameters"]["required"], json!(["path"]));

@@ -26,7 +26,7 @@ pub fn tool_dts_path(entry: &CatalogEntry) -> String {
 pub fn tool_dts(entry: &CatalogEntry) -> String {
     let input = ts_type(entry.parameters());
     let output = match entry.source() {
-        Source::Openclaw => ts_type(entry.output_schema()),
+        Source::Core => ts_type(entry.output_schema()),
         Source::Client => "unknown".to_owned(),
     };
     let optional = if input_optional(entry.parameters()) {

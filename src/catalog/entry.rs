@@ -25,7 +25,7 @@ impl CatalogEntry {
     pub(super) fn new(spec: ToolSpec, callable_name: String, spec_index: usize) -> CatalogEntry {
         // Client schemas are untrusted: their hints stay deferred until describe().
         let (input_hint, output_hint) = match spec.source {
-            Source::Openclaw => (
+            Source::Core => (
                 hints::input_hint(spec.parameters.as_ref()),
                 hints::output_hint(spec.output_schema.as_ref()),
             ),
@@ -67,7 +67,7 @@ impl CatalogEntry {
     pub fn input_hint(&self) -> &str {
         &self.input_hint
     }
-    /// A declared output hint; only for openclaw tools with a complete outputSchema.
+    /// A declared output hint; only for core tools with a complete outputSchema.
     pub fn output_hint(&self) -> Option<&str> {
         self.output_hint.as_deref()
     }

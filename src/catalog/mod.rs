@@ -45,12 +45,12 @@ const CONTROL_NAMES: [&str; 5] = [
     "tool_call",
 ];
 
-/// Where a tool comes from. Only `Openclaw` (core and plugin) tools are trusted enough to
+/// Where a tool comes from. Only `Core` (the gateway's own and plugin) tools are trusted enough to
 /// get schema-derived hints in the model-visible index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Source {
     #[default]
-    Openclaw,
+    Core,
     Client,
 }
 
@@ -58,7 +58,7 @@ impl Source {
     /// The spelling used in guest metadata and telemetry.
     pub fn as_str(self) -> &'static str {
         match self {
-            Source::Openclaw => "openclaw",
+            Source::Core => "core",
             Source::Client => "client",
         }
     }
@@ -82,7 +82,7 @@ pub struct ToolSpec {
 /// Number of cataloged tools per source (telemetry `sources`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SourceCounts {
-    pub openclaw: usize,
+    pub core: usize,
     pub client: usize,
 }
 
@@ -105,7 +105,7 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Applies the eligibility rules, orders openclaw before client tools, resolves
+    /// Applies the eligibility rules, orders core before client tools, resolves
     /// exact-name clashes (the later tool wins) and assigns callable names.
     /// `extra_reserved` holds further guest global names (namespace globals).
     pub fn build(tools: Vec<ToolSpec>, extra_reserved: &[String]) -> Catalog {
@@ -190,7 +190,7 @@ impl Catalog {
             .filter(|e| e.source() == Source::Client)
             .count();
         SourceCounts {
-            openclaw: self.entries.len() - client,
+            core: self.entries.len() - client,
             client,
         }
     }
@@ -200,7 +200,7 @@ impl Catalog {
     }
 }
 
-/// Drops ineligible tools, orders openclaw before client (stable), and keeps only the
+/// Drops ineligible tools, orders core before client (stable), and keeps only the
 /// last tool of each exact name at its own position. Keeps each spec's input index.
 fn eligible_winners(tools: Vec<ToolSpec>) -> Vec<(usize, ToolSpec)> {
     let eligible: Vec<(usize, ToolSpec)> = tools
@@ -210,7 +210,7 @@ fn eligible_winners(tools: Vec<ToolSpec>) -> Vec<(usize, ToolSpec)> {
         .collect();
     let (mut ordered, clients): (Vec<_>, Vec<_>) = eligible
         .into_iter()
-        .partition(|(_, t)| t.source == Source::Openclaw);
+        .partition(|(_, t)| t.source == Source::Core);
     ordered.extend(clients);
     let mut last: HashMap<&str, usize> = HashMap::new();
     for (pos, (_, t)) in ordered.iter().enumerate() {
@@ -263,17 +263,11 @@ mod tests {
     }
 
     #[test]
-    fn openclaw_tools_come_before_client_tools() {
+    fn core_tools_come_before_client_tools() {
         let tools = vec![client("zeta"), tool("beta"), client("alpha"), tool("gamma")];
         let c = Catalog::build(tools, &[]);
         assert_eq!(names(&c), ["beta", "gamma", "zeta", "alpha"]);
-        assert_eq!(
-            c.counts(),
-            SourceCounts {
-                openclaw: 2,
-                client: 2
-            }
-        );
+        assert_eq!(c.counts(), SourceCounts { core: 2, client: 2 });
         assert_eq!(c.get(2).map(|e| e.spec_index()), Some(0));
     }
 

@@ -47,7 +47,7 @@ mod tests {
             label: None,
             parameters,
             output_schema,
-            source: Source::Openclaw,
+            source: Source::Core,
             direct_only: false,
             replay_safe: false,
             control: false,

@@ -49,7 +49,7 @@ impl SearchIndex {
             }
             index.add_text(entry.description(), TEXT_WEIGHT, &mut freqs);
             // Client schemas are untrusted prose: they must not pull a tool up the ranking.
-            if entry.source() == Source::Openclaw {
+            if entry.source() == Source::Core {
                 let mut budget = MAX_SCHEMA_PROPS;
                 for schema in [entry.parameters(), entry.output_schema()]
                     .into_iter()
@@ -326,7 +326,7 @@ mod tests {
     }
 
     #[test]
-    fn schema_words_count_for_openclaw_tools_only() {
+    fn schema_words_count_for_core_tools_only() {
         let params = json!({"type":"object","properties":{"frobnicate":{"type":"string",
             "description":"Quux level."}}});
         let mut trusted = tool("a");

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::{Source, ToolSpec};
 
-/// An openclaw tool with nothing but a name.
+/// A core tool with nothing but a name.
 pub(super) fn tool(name: &str) -> ToolSpec {
     ToolSpec {
         name: name.to_owned(),
@@ -56,7 +56,7 @@ const NOUNS: [(&str, &str); 20] = [
     ("repository", "repositories"),
 ];
 
-/// `n` plausible openclaw tools (`send_email`, `list_files`, …; beyond 200 the names
+/// `n` plausible core tools (`send_email`, `list_files`, …; beyond 200 the names
 /// repeat with a numeric suffix), each with a description and a small input schema.
 pub(super) fn generated(n: usize) -> Vec<ToolSpec> {
     (0..n)

@@ -1,4 +1,4 @@
-//! Declared contracts of trusted (openclaw) tools: the input is validated against
+//! Declared contracts of trusted (core) tools: the input is validated against
 //! `parameters` before the host runs the tool, the result against `outputSchema` after.
 //! Schemas compile once per tool (on first call) with the `jsonschema` crate.
 

@@ -20,7 +20,7 @@ fn find() -> Result<PathBuf, String> {
             Ok(path)
         } else {
             Err(format!(
-                "CODEMODE_NATIVE_SANDBOX names {}, which is not a file",
+                "the code mode sandbox executable was not found: CODEMODE_NATIVE_SANDBOX names {}, which is not a file; point it at the codemode-sandbox executable, unset it, or use isolation: \"thread\"",
                 path.display()
             ))
         };

@@ -261,7 +261,8 @@ impl SessionCore {
         let session = SessionTelemetry {
             catalog_size: catalog.len(),
             sources: ToolSources {
-                openclaw: counts.openclaw,
+                core: counts.core,
+                openclaw: counts.core,
                 mcp: self.mcp.read().tool_count(),
                 client: counts.client,
             },

@@ -22,7 +22,7 @@ impl Directory for SessionCore {
             .unwrap_or_else(|| entry.spec_index());
         let contracts = self.contracts.get_or_compile(host_index, || {
             ToolContracts::new(
-                entry.source() == Source::Openclaw,
+                entry.source() == Source::Core,
                 entry.parameters(),
                 entry.output_schema(),
             )

@@ -27,7 +27,7 @@ pub fn tool(name: &str) -> ToolSpec {
         label: None,
         parameters: None,
         output_schema: None,
-        source: Source::Openclaw,
+        source: Source::Core,
         direct_only: false,
         replay_safe: false,
         control: false,

@@ -150,6 +150,7 @@ impl RunContext for FakeOwner {
         let session = SessionTelemetry {
             catalog_size: self.tools.len(),
             sources: ToolSources {
+                core: 0,
                 openclaw: 0,
                 mcp: 0,
                 client: self.tools.len(),

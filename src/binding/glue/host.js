@@ -83,6 +83,11 @@
       fail(message) {
         throw options.invalid(message);
       },
+      failWith(code, message) {
+        const error = options.invalid(message);
+        error.code = code;
+        throw error;
+      },
       rejected(message) {
         return Promise.reject(options.invalid(message));
       },

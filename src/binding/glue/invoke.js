@@ -184,7 +184,7 @@
         }
       };
     };
-    if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, definition.source || "openclaw", inputJson);
+    if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, definition.source || "core", inputJson);
     const finish = (ok, text) => {
       if (settled) return;
       settled = true;

@@ -17,8 +17,9 @@
   const TOOL_ALIASES = { inputSchema: "parameters", input_schema: "parameters", output_schema: "outputSchema" };
   // What `runCodeModeScript` reads on top of the session's keys.
   const SCRIPT_KEYS = ["language", "wallClockMs", "maxToolCalls", "signal"];
-  // Names of the tools registered in this session so far (a name is taken once).
-  const registered = new Set();
+  // Names of the tools registered in this session so far, with their source: a name is
+  // taken once per source (a client tool may shadow a core tool of the same name).
+  const registered = new Map();
 
   function invalid(message) {
     const error = new TypeError(message);
@@ -91,6 +92,26 @@
     }
   }
 
+  // A tool name is taken once per source: a client tool may shadow a core tool of the same
+  // name (the seed's precedence: the client's wins in the catalog), never the other way
+  // round, and a direct-only tool is never shadowed (the model would see two of one name).
+  // `names`: this batch's name → { core?: index, client?: index, directOnly }.
+  function checkShadow(tool, source, i, at, path, names) {
+    const directOnly = tool.directOnly === true;
+    const unique = "; tool names must be unique within a source (a client tool may shadow a core tool of the same name).";
+    const seen = names.get(tool.name) || { directOnly: false };
+    const other = source === "core" ? "client" : "core";
+    for (const clash of [source, other]) {
+      const refused = clash === source || directOnly || seen.directOnly;
+      if (seen[clash] !== undefined && refused) throw invalid(at + '.name "' + tool.name + '" is also the name of ' + path + "[" + seen[clash] + "]" + unique);
+    }
+    const taken = registered.get(tool.name);
+    if (taken !== undefined && !(taken === "core" && source === "client" && !directOnly)) {
+      throw invalid(at + '.name "' + tool.name + '" is already registered in this session' + unique);
+    }
+    names.set(tool.name, { ...seen, [source]: i, directOnly: seen.directOnly || directOnly });
+  }
+
   // Returns the specs for Rust; `commit()` registers the definitions, and is called only
   // once Rust accepted them, so host indices never drift from Rust's count.
   function normalizeTools(list, path) {
@@ -107,12 +128,11 @@
         if (!TOOL_KEYS.includes(key)) throw unknownKey(key, TOOL_KEYS, at, TOOL_ALIASES);
       }
       if (typeof tool.name !== "string" || tool.name.trim() === "") throw invalid(at + ".name must be a non-empty string.");
-      if (names.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is also the name of ' + path + "[" + names.get(tool.name) + "]; tool names must be unique.");
-      if (registered.has(tool.name)) throw invalid(at + '.name "' + tool.name + '" is already registered in this session; tool names must be unique.');
-      names.set(tool.name, i);
       if (typeof tool.execute !== "function") throw invalid(at + ".execute must be a function.");
-      const source = tool.source === undefined ? "openclaw" : tool.source;
-      if (source !== "openclaw" && source !== "client") throw invalid(at + '.source must be "openclaw" or "client".');
+      // "openclaw" is the old name of "core".
+      const source = tool.source === undefined || tool.source === "openclaw" ? "core" : tool.source;
+      if (source !== "core" && source !== "client") throw invalid(at + '.source must be "core" or "client".');
+      checkShadow(tool, source, i, at, path, names);
       for (const flag of ["directOnly", "replaySafe"]) {
         if (tool[flag] !== undefined && typeof tool[flag] !== "boolean") throw invalid(at + "." + flag + " must be a boolean.");
       }
@@ -138,7 +158,7 @@
       specs,
       commit() {
         invoke.addDefinitions(pending);
-        for (const name of names.keys()) registered.add(name);
+        for (const [name, seen] of names) registered.set(name, seen.client !== undefined ? "client" : "core");
       },
     };
   }

@@ -35,6 +35,7 @@ fn session_telemetry() -> Telemetry {
         session: Some(SessionTelemetry {
             catalog_size: 2,
             sources: ToolSources {
+                core: 1,
                 openclaw: 1,
                 mcp: 0,
                 client: 1,
@@ -49,7 +50,7 @@ fn session_telemetry() -> Telemetry {
     }
 }
 
-const SESSION_JSON: &str = r#""catalogSize":2,"sources":{"openclaw":1,"mcp":0,"client":1},"counterScope":"abcd1234","searchCount":0,"describeCount":1,"callCount":2,"visibleTools":["exec","wait"]"#;
+const SESSION_JSON: &str = r#""catalogSize":2,"sources":{"core":1,"openclaw":1,"mcp":0,"client":1},"counterScope":"abcd1234","searchCount":0,"describeCount":1,"callCount":2,"visibleTools":["exec","wait"]"#;
 
 /// Metering whose wall clock reads zero: the call "started" after now.
 fn metrics() -> RunMetrics {

@@ -103,6 +103,8 @@ pub struct SessionTelemetry {
 /// Catalog entries by where they came from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolSources {
+    pub core: usize,
+    /// The old name of `core`, kept for readers of earlier telemetry: always equal to it.
     pub openclaw: usize,
     pub mcp: usize,
     pub client: usize,

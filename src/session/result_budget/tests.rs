@@ -5,7 +5,7 @@ use super::*;
 use crate::run::output::{TruncationMarker, ERROR_SUFFIX};
 
 fn telemetry() -> Value {
-    json!({ "catalogSize": 3, "sources": { "openclaw": 3, "mcp": 0, "client": 0 }, "counterScope": "abcd1234",
+    json!({ "catalogSize": 3, "sources": { "core": 3, "openclaw": 3, "mcp": 0, "client": 0 }, "counterScope": "abcd1234",
             "searchCount": 0, "describeCount": 0, "callCount": 1, "visibleTools": ["exec", "wait"] })
 }
 
