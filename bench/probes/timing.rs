@@ -138,7 +138,7 @@ pub fn large_catalog(args: &[String]) {
             label: None,
             parameters: t.get("parameters").cloned(),
             output_schema: t.get("outputSchema").cloned().filter(|v| !v.is_null()),
-            source: Source::Openclaw,
+            source: Source::Core,
             direct_only: false,
             replay_safe: false,
             control: false,

@@ -80,7 +80,7 @@ pub fn check_schema_render(data: &[u8]) {
         source: if b.bool() {
             Source::Client
         } else {
-            Source::Openclaw
+            Source::Core
         },
         ..ToolSpec::default()
     };

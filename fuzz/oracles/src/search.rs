@@ -114,7 +114,7 @@ fn spec(b: &mut Bytes<'_>) -> ToolSpec {
         source: if b.bool() {
             Source::Client
         } else {
-            Source::Openclaw
+            Source::Core
         },
         direct_only: b.u8().is_multiple_of(8),
         ..ToolSpec::default()

@@ -10,7 +10,7 @@ use codemode_native::guest::vm::{Vm, VmLimits, USER_FILE_JS};
 use parking_lot::Mutex;
 
 /// What `describe` and `tool_meta` answer for `echo`, and so what the function `echo` becomes.
-pub(super) const META: &str = r#"{"callableName":"echo","toolName":"echo","source":"openclaw"}"#;
+pub(super) const META: &str = r#"{"callableName":"echo","toolName":"echo","source":"core"}"#;
 
 /// What one cell handed to its bridge.
 #[derive(Default)]
