@@ -1,7 +1,7 @@
 //! How a sandbox process ended, in words for the runs it held: what it did that got it
 //! killed, or its exit status and the first line of what it printed on stderr.
 
-use super::process::Shared;
+use super::shared::Shared;
 use std::process::{ChildStderr, ExitStatus};
 
 /// The death message of a reaped process.
@@ -54,7 +54,7 @@ fn first_error_line(errors: &ChildStderr) -> Option<String> {
         let n = unsafe { libc::read(errors.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
         let text = String::from_utf8_lossy(buffer.get(..usize::try_from(n).ok()?)?).into_owned();
         let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-        Some(super::reader::clip(line))
+        Some(clip(line))
     }
     #[cfg(not(unix))]
     {
@@ -83,4 +83,17 @@ fn signal_name(signal: i32) -> String {
         other => return format!("signal {other}"),
     };
     name.into()
+}
+
+/// At most 200 characters of a message the sandbox had a hand in.
+pub(super) fn clip(text: &str) -> String {
+    let mut clipped: String = text
+        .chars()
+        .take(200)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(200).is_some() {
+        clipped.push('…');
+    }
+    clipped
 }

@@ -2,7 +2,6 @@
 //! waiting for that answer: a frame or CPU time is progress; a process that makes none
 //! while no thread of it waits for a CPU has stopped, and one past its answer time is done.
 
-use super::process::SandboxProcess;
 use crate::runtime::clock::now_ns;
 use std::time::Duration;
 
@@ -13,6 +12,23 @@ pub const CHECK: Duration = Duration::from_millis(250);
 pub const STALL_NS: u64 = 2_000_000_000;
 /// How long a process that is waiting for a CPU (a loaded host) may stall all the same.
 pub const STARVED_STALL_NS: u64 = 30_000_000_000;
+
+/// What the waiting thread reads of the process at each look.
+#[derive(Clone, Copy)]
+pub struct Seen {
+    pub pid: u32,
+    /// Frames read from it so far.
+    pub frames: u64,
+    /// Its CPU time, where it can be read.
+    pub cpu_ns: Option<u64>,
+}
+
+impl Seen {
+    /// Its CPU time and its descendants' (a wrapper that forks computes in a child).
+    fn cpu(self) -> Option<(u64, u64)> {
+        self.cpu_ns.map(|ns| (ns, descendants_cpu_ticks(self.pid)))
+    }
+}
 
 pub struct Liveness {
     /// When the process last sent a frame or used CPU time, and those readings.
@@ -25,26 +41,24 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    pub fn new(process: &SandboxProcess, within: Duration) -> Liveness {
+    /// `seen`: the process's readings now (see [`Seen`]).
+    pub fn new(seen: Seen, within: Duration) -> Liveness {
         let now = now_ns();
         Liveness {
             progress_ns: now,
-            frames: process.frames_read(),
-            cpu: process
-                .cpu_ns()
-                .map(|ns| (ns, descendants_cpu_ticks(process.pid()))),
+            frames: seen.frames,
+            cpu: seen.cpu(),
             due_ns: now.saturating_add(u64::try_from(within.as_nanos()).unwrap_or(u64::MAX)),
         }
     }
 
     /// Why the process must be killed, if it must.
-    pub fn judge(&mut self, process: &SandboxProcess) -> Option<String> {
+    pub fn judge(&mut self, seen: Seen) -> Option<String> {
         let now = now_ns();
         if now > self.due_ns {
             return Some("did not answer a command by its deadline".into());
         }
-        let (frames, cpu) = (process.frames_read(), process.cpu_ns());
-        let cpu = cpu.map(|ns| (ns, descendants_cpu_ticks(process.pid())));
+        let (frames, cpu) = (seen.frames, seen.cpu());
         // Any CPU time counts: a command may compute until its deadline.
         if frames != self.frames || cpu != self.cpu {
             (self.frames, self.cpu, self.progress_ns) = (frames, cpu, now);
@@ -54,7 +68,7 @@ impl Liveness {
         // stopped: only the deadline judges it.
         cpu?;
         let quiet = now.saturating_sub(self.progress_ns);
-        stalled(quiet, process.pid()).then(|| {
+        stalled(quiet, seen.pid).then(|| {
             format!(
                 "stopped answering (a command went {} s without output or CPU time)",
                 quiet / 1_000_000_000

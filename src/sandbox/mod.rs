@@ -21,6 +21,7 @@ mod reader;
 pub mod remote;
 mod rlimits;
 mod serve;
+mod shared;
 mod spawner;
 mod waker;
 pub mod wire;

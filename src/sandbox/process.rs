@@ -3,20 +3,15 @@
 //! protocol, stops reading or stops answering is killed and reaped by its reader thread.
 
 use super::outbox::{Outbox, Sent};
-use super::wire::{queue_frame, FromChild, ToChild};
+use super::shared::{kill_pid, Shared};
+pub use super::shared::{Route, LIVE_PROCESSES};
+use super::wire::{queue_frame, ToChild};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-
-/// Sandbox processes alive (spawned and not yet reaped): for stats and leak checks.
-pub static LIVE_PROCESSES: AtomicUsize = AtomicUsize::new(0);
-
-/// What receives a VM's messages, on the reader thread; dropped when the VM is released
-/// or the process ends.
-pub type Route = Arc<dyn Fn(FromChild) + Send + Sync>;
 
 /// What a session's limits allow one sandbox process.
 #[derive(Clone, Copy, Debug)]
@@ -25,45 +20,6 @@ pub struct ProcessLimits {
     pub max_frame_bytes: usize,
     /// Its `RLIMIT_DATA`, a backstop above every VM's memory limit.
     pub data_limit_bytes: u64,
-}
-
-/// What the reader thread and the handle share.
-pub(super) struct Shared {
-    pub(super) pid: u32,
-    pub(super) routes: Mutex<HashMap<u64, Route>>,
-    /// VMs with a command out: only they may send requests and an answer.
-    pub(super) commands: Mutex<HashSet<u64>>,
-    /// Frames read so far: progress, for a thread waiting on an answer.
-    pub(super) frames: AtomicU64,
-    pub(super) outbox: Outbox,
-    /// The highest VM id handed out: a message naming a higher one was never asked for.
-    pub(super) issued_vms: AtomicU64,
-    /// Set once the process is reaped: how it ended, in words for an error message.
-    pub(super) death: OnceLock<String>,
-    /// What the sandbox did that got it killed, if it was.
-    pub(super) violation: OnceLock<String>,
-    /// Held while the process may be signalled; false once it is reaped (its pid may be
-    /// reused from then on).
-    pub(super) unreaped: Mutex<bool>,
-}
-
-impl Shared {
-    /// Kills the process for what it did (the first reason is kept) and sends it nothing
-    /// more; the reader thread reaps it and reports the reason to every run it held.
-    pub(super) fn violate(&self, what: String) {
-        let _ = self.violation.set(what);
-        self.outbox.close();
-        self.signal_kill();
-    }
-
-    /// SIGKILL, unless the process is already reaped or being reaped right now.
-    pub(super) fn signal_kill(&self) {
-        if let Some(unreaped) = self.unreaped.try_lock() {
-            if *unreaped {
-                kill_pid(self.pid);
-            }
-        }
-    }
 }
 
 pub struct SandboxProcess {
@@ -238,9 +194,13 @@ impl SandboxProcess {
         self.cpu_clock.and_then(crate::runtime::cpu_clock::read)
     }
 
-    /// Frames read from the process so far.
-    pub fn frames_read(&self) -> u64 {
-        self.shared.frames.load(Ordering::SeqCst)
+    /// What a thread waiting on this process reads of it, for `liveness`.
+    pub fn seen(&self) -> super::liveness::Seen {
+        super::liveness::Seen {
+            pid: self.pid(),
+            frames: self.shared.frames.load(Ordering::SeqCst),
+            cpu_ns: self.cpu_ns(),
+        }
     }
 }
 
@@ -263,16 +223,4 @@ fn process_cpu_clock(pid: u32) -> Option<i64> {
         let _ = pid;
         None
     }
-}
-
-/// SIGKILL to our own unreaped child `pid`.
-pub(super) fn kill_pid(pid: u32) {
-    #[cfg(unix)]
-    // SAFETY: a plain signal to a process id that is our child and not yet reaped.
-    unsafe {
-        libc::kill(pid as i32, libc::SIGKILL);
-    }
-    // Process isolation is refused where it is not supported (Windows).
-    #[cfg(not(unix))]
-    let _ = pid;
 }

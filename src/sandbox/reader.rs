@@ -3,7 +3,7 @@
 //! not asked for or an input it stopped reading; then reaps it.
 
 use super::inbox::{Filled, Inbox};
-use super::process::{Shared, LIVE_PROCESSES};
+use super::shared::{Shared, LIVE_PROCESSES};
 use super::wire::FromChild;
 use std::process::{Child, ChildStderr, ChildStdout};
 use std::sync::atomic::Ordering;
@@ -126,7 +126,7 @@ impl Reader {
         let message: FromChild = serde_json::from_slice(frame).map_err(|error| {
             format!(
                 "broke the protocol (a malformed frame: {})",
-                clip(&error.to_string())
+                super::death::clip(&error.to_string())
             )
         })?;
         let (vm, answer) = match &message {
@@ -185,17 +185,4 @@ fn poll_fd(fd: i32, events: i16) -> libc::pollfd {
         events,
         revents: 0,
     }
-}
-
-/// At most 200 characters of a message the sandbox had a hand in.
-pub(super) fn clip(text: &str) -> String {
-    let mut clipped: String = text
-        .chars()
-        .take(200)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if text.chars().nth(200).is_some() {
-        clipped.push('…');
-    }
-    clipped
 }

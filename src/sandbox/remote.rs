@@ -234,13 +234,13 @@ impl RemoteVm {
     /// The answer to the command just sent. A process that stops answering, or answers
     /// past `within`, is killed here, which ends the wait with the VM lost.
     fn wait_for_answer(&self, within: Duration) -> Option<Done> {
-        let mut liveness = Liveness::new(&self.process, within);
+        let mut liveness = Liveness::new(self.process.seen(), within);
         loop {
             match self.done.recv_timeout(super::liveness::CHECK) {
                 Ok(done) => return Some(done),
                 Err(RecvTimeoutError::Disconnected) => return self.lose(),
                 Err(RecvTimeoutError::Timeout) => {
-                    if let Some(what) = liveness.judge(&self.process) {
+                    if let Some(what) = liveness.judge(self.process.seen()) {
                         self.process.violate(what);
                         return self.lose();
                     }
