@@ -237,6 +237,11 @@ export declare class CodeModeSession {
    * `web_search`, a keyword or a clash gets a suffix): tool name to callable name.
    */
   names(): { [toolName: string]: string }
+  /**
+   * The direct-only tool definitions this session holds, as they were passed (with their
+   * `execute`): what a framework adapter runs when the model calls one of them.
+   */
+  directOnlyTools(): ToolDefinition[]
   /** Catalog counters and sizes (cumulative for the catalog lifetime). */
   telemetry(): CodeModeTelemetry
   /** Cancels active cells and pending host work, drops this session's parked runs. Idempotent. */

@@ -128,11 +128,15 @@ test('a run parked by exec is finished by the model through the wait tool', asyn
   assert.deepEqual(result.steps[1].toolResults[0].output, { status: 'completed', value: { rows: 3 } });
 });
 
-test('direct-only tools run their own execute when the session tools are passed', async () => {
+test('direct-only tools run their own execute, taken from the session that holds them', async () => {
   const ask = { name: 'ask_user', description: 'Ask the user', directOnly: true, parameters: { type: 'object', properties: { q: { type: 'string' } } }, execute: async ({ q }, ctx) => `answer to ${q} for ${ctx.context}` };
   const s = session([ask]);
-  assert.throws(() => codeModeTools(s), { code: 'invalid_input', message: /ask_user has no execute/ });
-  const tools = codeModeTools(s, { tools: [ask], context: 'u1' });
+  const tools = codeModeTools(s, { context: 'u1' });
   assert.deepEqual(Object.keys(tools), ['exec', 'wait', 'ask_user']);
   assert.equal(await tools.ask_user.execute({ q: 'why' }, { toolCallId: 't', messages: [] }), 'answer to why for u1');
+  const added = { ...ask, name: 'ask_later', execute: async () => 'later' };
+  s.addTools([added]);
+  assert.equal(await codeModeTools(s).ask_later.execute({}, { toolCallId: 't2', messages: [] }), 'later', 'a tool added later is found too');
+  const override = { ...ask, execute: async () => 'from options' };
+  assert.equal(await codeModeTools(s, { tools: [override] }).ask_user.execute({ q: 'x' }, { toolCallId: 't3', messages: [] }), 'from options', 'options.tools wins');
 });

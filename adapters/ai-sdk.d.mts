@@ -4,7 +4,7 @@ import type { CodeModeSession, ToolDefinition, ModelResult } from "codemode-nati
 export interface CodeModeToolsOptions<CONTEXT = Record<string, unknown>> {
   /** Each result is `toModelResult(result, { budgetChars })` (at least 256). */
   budgetChars?: number;
-  /** The session's own definitions, to run its direct-only tools. */
+  /** Optional: definitions whose `execute` replaces the session's own for a direct-only tool of the same name (the session's are used otherwise). */
   tools?: ToolDefinition[];
   /** Passed to every exec/wait as `context` (default: the tool's context, i.e. AI SDK 7's `toolsContext.exec` / `toolsContext.wait`, or AI SDK 6's `experimental_context`). */
   context?: CONTEXT;

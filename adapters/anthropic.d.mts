@@ -3,7 +3,7 @@ import type { CodeModeSession, ToolDefinition, ModelToolParameters } from "codem
 export interface CodeModeToolsOptions {
   /** Each result is `toModelResult(result, { budgetChars })` (at least 256). */
   budgetChars?: number;
-  /** The session's own definitions, to run its direct-only tools. */
+  /** Optional: definitions whose `execute` replaces the session's own for a direct-only tool of the same name (the session's are used otherwise). */
   tools?: ToolDefinition[];
   /** Passed to every exec/wait as `context`. */
   context?: unknown;

@@ -4,7 +4,7 @@ import type { CodeModeSession, ToolDefinition } from "codemode-native";
 export interface CodeModeToolsOptions {
   /** Each result is `toModelResult(result, { budgetChars })` (at least 256). */
   budgetChars?: number;
-  /** The session's own definitions, to run its direct-only tools. */
+  /** Optional: definitions whose `execute` replaces the session's own for a direct-only tool of the same name (the session's are used otherwise). */
   tools?: ToolDefinition[];
   /** Passed to every exec/wait as `context` (default: the run's `context`). */
   context?: unknown;

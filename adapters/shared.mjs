@@ -10,12 +10,13 @@ function invalid(message) {
 }
 
 // exec, wait and the direct-only tools of `session`, each run returning the model-ready
-// result. Direct-only tools run their own execute: pass the session's definitions as
-// `options.tools` (a direct-only tool without one throws here, not when the model calls it).
+// result. Direct-only tools run their own execute, taken from the session (or from
+// `options.tools`, which wins for a name both have).
 // `strict`: exec and wait in OpenAI strict form (modelTools({ strict: true })).
 export function sessionTools(session, options = {}, strict = false) {
   const { budgetChars, tools = [], context } = options;
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const held = typeof session.directOnlyTools === "function" ? session.directOnlyTools() : [];
+  const byName = new Map([...held, ...tools].map((t) => [t.name, t]));
   const fit = (result) => toModelResult(result, budgetChars === undefined ? {} : { budgetChars });
   return session.modelTools(strict ? { strict: true } : undefined).map((definition) => {
     const { name, description, parameters } = definition;
@@ -27,7 +28,7 @@ export function sessionTools(session, options = {}, strict = false) {
     }
     const own = byName.get(name);
     if (own === undefined || typeof own.execute !== "function") {
-      throw invalid(`direct-only tool ${name} has no execute: pass the session's tools as options.tools`);
+      throw invalid(`direct-only tool ${name} has no execute function`);
     }
     return {
       name, description, parameters, strict: false,

@@ -284,6 +284,14 @@ impl CodeModeSession {
         )
     }
 
+    /// The direct-only tool definitions this session holds, as they were passed (with their
+    /// `execute`): what a framework adapter runs when the model calls one of them.
+    #[napi(ts_return_type = "ToolDefinition[]")]
+    pub fn direct_only_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        let glue = self.glue(env)?;
+        glue_fn::<(), Unknown>(&glue, "directOnlyTools")?.call(())
+    }
+
     /// Catalog counters and sizes (cumulative for the catalog lifetime).
     #[napi(ts_return_type = "CodeModeTelemetry")]
     pub fn telemetry(&self) -> Value {

@@ -94,6 +94,7 @@
       setRedactor: events.setRedactor,
       reportNames: events.reportNames,
       addTools: options.addTools,
+      directOnlyTools: calls.directOnlyTools,
       readExecInput: options.readExecInput,
       readWaitInput: options.readWaitInput,
       readCallOptions: options.readCallOptions,

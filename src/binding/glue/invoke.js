@@ -235,6 +235,12 @@
     addDefinitions(tools) {
       for (const tool of tools) definitions.push(tool);
     },
+    // The direct-only definitions, the last of each name (a client tool shadows a core one).
+    directOnlyTools() {
+      const byName = new Map();
+      for (const tool of definitions) if (tool.directOnly === true) byName.set(tool.name, tool);
+      return [...byName.values()];
+    },
     // `context` reaches every call of run `runId` until clearContext(runId).
     setContext(runId, context) {
       contexts.set(runId, context);
