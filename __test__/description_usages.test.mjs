@@ -91,22 +91,3 @@ test("a waiting result continues with wait and its top-level runId, as the descr
     session.close();
   }
 });
-
-test("an MCP tool a server does not have rejects naming the server, the tool and the nearest ones", async () => {
-  const session = new CodeModeSession({ sessionId: "usages-unknown", mcpServers: [{ name: "docs", client: await docsClient() }] });
-  try {
-    const r = await session.exec({
-      code: "try { await MCP.docs.read_fil({ path: 'a' }); return 'no'; } catch (e) { return [e.name, e.message]; }",
-    });
-    assert.equal(r.status, "completed", JSON.stringify(r));
-    assert.equal(r.value[0], "TypeError");
-    assert.equal(
-      r.value[1],
-      'MCP server "docs" has no tool "read_fil". Nearest: MCP.docs.read_file. Its tools are declared in API.read("mcp/docs.d.ts").content.',
-    );
-    const real = await session.exec({ code: "return [typeof MCP.docs.then, 'read_file' in MCP.docs, 'nope' in MCP.docs, Object.keys(MCP.docs).includes('nope')];" });
-    assert.deepEqual(real.value, ["undefined", true, false, false], "awaiting or listing a server finds no phantom tools");
-  } finally {
-    session.close();
-  }
-});

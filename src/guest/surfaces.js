@@ -8,14 +8,6 @@
   const arrayIncludes = Array.prototype.includes;
   const stringTrim = String.prototype.trim;
   const hasOwn = O.prototype.hasOwnProperty;
-  const stringToLowerCase = String.prototype.toLowerCase;
-  const stringIncludes = String.prototype.includes;
-  const arrayConcat = Array.prototype.concat;
-  const charCodeAt = String.prototype.charCodeAt;
-  const StringFromCharCode = String.fromCharCode;
-  const MathMin = Math.min;
-  const MathMax = Math.max;
-  const MathFloor = Math.floor;
 
   function tree() {
     return create(null);
@@ -96,73 +88,11 @@
     };
   }
 
-  // Edits from `a` to `b`, on strings only: it runs while guest code runs, so it touches
-  // no array or iterator a guest could have poisoned.
-  function distance(a, b) {
-    let row = "";
-    for (let j = 0; j <= b.length; j++) row += apply(StringFromCharCode, null, [j]);
-    for (let i = 1; i <= a.length; i++) {
-      let next = apply(StringFromCharCode, null, [i]);
-      for (let j = 1; j <= b.length; j++) {
-        const same = a[i - 1] === b[j - 1] ? 0 : 1;
-        const best = MathMin(apply(charCodeAt, row, [j]) + 1, apply(charCodeAt, next, [j - 1]) + 1, apply(charCodeAt, row, [j - 1]) + same);
-        next += apply(StringFromCharCode, null, [best]);
-      }
-      row = next;
-    }
-    return apply(charCodeAt, row, [b.length]);
-  }
-
-  // A name a server does not have: a function whose promise rejects naming the server, the
-  // name and the nearest tools, so the failure is catchable where the call is (as for an
-  // unavailable server). It sits behind the server's own properties, as their prototype,
-  // so a real tool is found without it.
-  const NOT_TOOLS = "\nthen\ntoJSON\nconstructor\ntoString\nvalueOf\ninspect\ncatch\nfinally\nresources\nprompts\n";
-  function missingTools(server) {
-    // Candidates: the guest's names and the server's own (listed as the server spells them).
-    const tools = apply(arrayConcat, [], [server.tools, O.keys(server.toolAliases)]);
-    const name = typeof server.name === "string" ? server.name : server.id;
-    return new ProxyCtor(freeze(tree()), {
-      get(target, key) {
-        if (typeof key !== "string" || apply(stringIncludes, NOT_TOOLS, ["\n" + key + "\n"])) return undefined;
-        const lower = apply(stringToLowerCase, key, []);
-        const near = MathMax(2, MathFloor(key.length / 3));
-        let hint = "";
-        let taken = "\n";
-        for (let round = 0; round < 3; round++) {
-          let best = "";
-          let bestScore = near + 1;
-          for (let i = 0; i < tools.length; i++) {
-            const tool = tools[i];
-            if (apply(stringIncludes, taken, ["\n" + tool + "\n"])) continue;
-            const score = distance(lower, apply(stringToLowerCase, tool, []));
-            if (score < bestScore) {
-              best = tool;
-              bestScore = score;
-            }
-          }
-          if (best === "") break;
-          // A tool and the server's own name for it are one suggestion.
-          const aliases = server.toolAliases;
-          taken += best + "\n" + (apply(hasOwn, aliases, [best]) ? aliases[best] + "\n" : "");
-          const keys = O.keys(aliases);
-          for (let i = 0; i < keys.length; i++) if (aliases[keys[i]] === best) taken += keys[i] + "\n";
-          hint += (hint === "" ? " Nearest: " : ", ") + "MCP." + server.id + "." + best;
-        }
-        const message = 'MCP server "' + name + '" has no tool "' + key + '".' + (hint === "" ? "" : hint + ".") +
-          ' Its tools are declared in API.read("mcp/' + server.id + '.d.ts").content.';
-        return function () {
-          return apply(promiseReject, PromiseCtor, [new TypeErrorCtor(message)]);
-        };
-      },
-    });
-  }
-
   function mcpServer(server) {
     const id = server.id;
     const prefix = "mcp/" + id + "/";
     const has = (op) => apply(arrayIncludes, server.ops, [op]);
-    const node = create(missingTools(server));
+    const node = tree();
     node.$api = async function $api(toolName, options) {
       if (toolName !== undefined && toolName !== null && typeof toolName !== "string") {
         throw new TypeErrorCtor("$api toolName must be a string.");
