@@ -56,6 +56,13 @@ test("exec makes a codemode.exec span under the caller's active span", async () 
   assert.equal(exec.status.code, SpanStatusCode.UNSET);
 });
 
+test("console output is counted in codemode.output.bytes", async () => {
+  const s = makeSession();
+  const r = await s.exec({ code: "console.log('hello'); return 1" });
+  assert.equal(r.output.length > 0, true, show(r));
+  assert.equal(only("codemode.exec").attributes["codemode.output.bytes"], Buffer.byteLength(JSON.stringify(r.output)));
+});
+
 test("each tool call the guest makes is an execute_tool span under the exec span", async () => {
   const s = makeSession({ tools: [{ name: "lookup-user", execute: async ({ id }) => ({ id, name: "Ada" }) }] });
   const r = await s.exec({ code: "const a = await lookup_user({ id: 7 }); const b = await lookup_user({ id: 8 }); return [a.name, b.id]" });
