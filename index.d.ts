@@ -146,6 +146,15 @@ export interface CodeModeSessionOptions {
   beforeToolCall?: (call: ToolCallRequest) => MaybePromise<ToolCallDecision>;
   /** Where cells run: worker threads of this process or a separate process. */
   isolation?: "process" | "thread";
+  /** OpenTelemetry spans, made only when `@opentelemetry/api` has a registered tracer provider. */
+  telemetry?: CodeModeTelemetryOptions;
+}
+/** The `telemetry` session option (see README, "Tracing"). */
+export interface CodeModeTelemetryOptions {
+  /** Spans for this session's calls when a tracer provider is registered (default true). */
+  enabled?: boolean;
+  /** Puts the redacted previews of code, tool arguments, results and errors on spans (default false: sizes only). */
+  captureContent?: boolean;
 }
 /** `configureCodeModeRuntime` settings; unknown keys throw. */
 export interface CodeModeRuntimeOptions {

@@ -56,6 +56,7 @@ const session = new CodeModeSession({
   beforeToolCall: async (call) => (call.toolName === "danger" ? { block: "not allowed" } : { input: call.input }),
   redaction: { secrets: ["hunter2"], patterns: [/sk-[a-z]+/i, "token=\\w+"] },
   isolation: "thread",
+  telemetry: { enabled: true, captureContent: false },
 });
 session.addTools([{ name: "later", execute: () => 1 }]);
 

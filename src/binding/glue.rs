@@ -30,6 +30,8 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/signals.js"),
     ",\nredaction: ",
     include_str!("glue/redaction.js"),
+    ",\ntelemetry: ",
+    include_str!("glue/telemetry.js"),
     "})"
 );
 /// `redactionAsText(options)`: RegExp patterns as Rust regex text.

@@ -2,7 +2,7 @@
 //! `session::headless`.
 
 use super::glue::glue_fn;
-use super::session::{CodeModeSession, Promised};
+use super::session::{CallKind, CodeModeSession, Promised};
 use crate::session::abort_watch::AbortTarget;
 use crate::session::headless::{self, ScriptOptions};
 use crate::session::pending_starts::CallStart;
@@ -32,11 +32,13 @@ pub fn run_code_mode_script<'env>(
         promise,
         token,
         ..
-    } = session.promised(env, None)?;
+    } = session.promised(env, None, CallKind::Script)?;
     let options = Some(options);
     match headless::start(session.core(), code, script, deliver) {
         CallStart::Answered => {}
         CallStart::Started(cell) => {
+            // Its tool calls go under the script's span, if it has one.
+            session.bind_context(env, token, &cell.run_id)?;
             session.watch_abort(env, &options, token, AbortTarget::call(&cell))?;
         }
         CallStart::Deferred(gate) => {

@@ -3,6 +3,8 @@
 
 mod calls;
 
+pub(super) use calls::CallKind;
+
 use super::glue::{
     create_glue, glue_fail, glue_fail_with, glue_fn, install_redactor, report_names, wake_function,
     CoreSlot,
@@ -174,6 +176,7 @@ impl CodeModeSession {
             env,
             this.object,
             options,
+            CallKind::Exec,
             |core, call_id, responder, on_start| core.start_exec(raw, call_id, responder, on_start),
         )
     }
@@ -213,9 +216,14 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
-        self.start_call(env, this.object, options, |core, _call_id, responder, _| {
-            core.wait(run_id, responder).into()
-        })
+        let kind = CallKind::Wait(run_id.clone());
+        self.start_call(
+            env,
+            this.object,
+            options,
+            kind,
+            |core, _call_id, responder, _| core.wait(run_id, responder).into(),
+        )
     }
 
     /// Appends tools. Client tool additions keep counterScope and counters; the

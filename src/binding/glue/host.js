@@ -1,5 +1,5 @@
 // Entry of one CodeModeSession's host glue: wires the modules (events, invoke, options,
-// mcp) into the object Rust calls, and owns the exec/wait promises that mailbox letters
+// mcp, telemetry) into the object Rust calls, and owns the exec/wait promises that mailbox letters
 // settle. Rust talks to it with JSON strings and small integers only, so no JS object
 // ever crosses threads. Compiled on the Node thread; `modules` holds the module factories.
 (function glue(modules) {
@@ -8,7 +8,8 @@
   return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList, limitsJson) {
     const limits = JSON.parse(limitsJson);
     const events = modules.events({ limits });
-    const calls = modules.invoke({ events, signals: modules.signals(), done, pauseBudget, resumeBudget });
+    const telemetry = modules.telemetry({ preview: events.preview });
+    const calls = modules.invoke({ events, telemetry, signals: modules.signals(), done, pauseBudget, resumeBudget });
     const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction });
     const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, requestSignal: calls.requestSignal, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
@@ -31,7 +32,9 @@
       }
       scheduler.hold(-1);
       events.runStatus(runId, status);
-      entry.resolve(JSON.parse(text));
+      const result = JSON.parse(text);
+      telemetry.settle(token, text, result, runId);
+      entry.resolve(result);
     }
 
     // One letter from the mailbox (kinds: mailbox.rs, `Letter`); false once it is empty.
@@ -60,17 +63,22 @@
       wake() {
         scheduler.wake(take);
       },
-      // A pending exec/wait result, settled by `settle`.
-      open(token, owner) {
-        return new Promise((resolve) => {
+      // A pending exec/wait result, settled by `settle`. `kind`: "exec", "wait" or
+      // "script"; `runId`: wait's. Called in the caller's tick, so its span (if traced)
+      // starts under the caller's active context.
+      open(token, owner, kind, runId) {
+        const promise = new Promise((resolve) => {
           results.set(token, { resolve, owner, signal: null, listener: null, context: undefined, contextRun: undefined });
           scheduler.hold(1);
         });
+        telemetry.open(token, kind, runId);
+        return promise;
       },
       normalizeOptions(input, script) {
         const normalized = options.normalizeOptions(input, script);
         calls.setPolicy(normalized.beforeToolCall);
         events.setListener(normalized.onEvent);
+        telemetry.configure(normalized.telemetry, normalized.sessionId);
         normalized.commit();
         mcp.setServers(normalized.servers);
         return normalized.text;
@@ -95,7 +103,11 @@
       reportNames: events.reportNames,
       addTools: options.addTools,
       directOnlyTools: calls.directOnlyTools,
-      readExecInput: options.readExecInput,
+      readExecInput(input) {
+        const text = options.readExecInput(input);
+        if (telemetry.active()) telemetry.stageExecInput(text);
+        return text;
+      },
       readWaitInput: options.readWaitInput,
       readCallOptions: options.readCallOptions,
       // The listener belongs to one exec/wait call: `settle` removes it, so a signal reused
@@ -119,21 +131,25 @@
           return false;
         }
       },
-      // The call option `context`, kept with the call's promise; true if there is one.
-      // Read once, like the signal: a throwing getter just means no context.
+      // The call option `context`, kept with the call's promise. True if the call's run id
+      // is wanted (`bindContext`): it has a context or a span. Read once, like the signal: a
+      // throwing getter just means no context.
       holdContext(callOptions, token) {
+        const traced = telemetry.tracing(token);
         try {
           const entry = results.get(token);
           const context = callOptions !== null && typeof callOptions === "object" ? callOptions.context : undefined;
-          if (entry === undefined || context === undefined) return false;
+          if (entry === undefined || context === undefined) return traced;
           entry.context = context;
           return true;
         } catch (_) {
-          return false;
+          return traced;
         }
       },
-      // The call's run has started as `runId`: its tool calls see the context until it settles.
+      // The call's run has started as `runId`: its tool calls see the context until it
+      // settles, and go under the call's span.
       bindContext(token, runId) {
+        telemetry.bind(token, runId);
         const entry = results.get(token);
         if (entry === undefined || entry.context === undefined) return;
         entry.contextRun = runId;

@@ -4,6 +4,8 @@
 (function invoke(deps) {
   "use strict";
   const { events, signals, done, pauseBudget, resumeBudget } = deps;
+  // glue/telemetry.js: a span per call when tracing (absent in tests of this module alone).
+  const telemetry = deps.telemetry === undefined ? null : deps.telemetry;
   // Catalog tools by host index, and everything else called like one (namespace leaves,
   // MCP tools and operations, nodes, skills, Swarm): { name, source, execute }.
   const definitions = [];
@@ -184,14 +186,18 @@
         }
       };
     };
-    if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, definition.source || "core", inputJson);
+    const source = definition.source || "core";
+    if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, source, inputJson);
+    const span = telemetry === null ? null : telemetry.startTool(runId, callId, parent, toolName, callableName, source, inputJson);
     const finish = (ok, text) => {
       if (settled) return;
       settled = true;
       controllers.delete(callId);
       if (call.loan !== null) signals.giveBack(call.loan);
       for (; pauses > 0; pauses--) resumeBudget(token);
-      events.toolCallEnd(runId, callId, ok ? "ok" : call.aborted ? "cancelled" : "error", listening ? Date.now() - started : 0, text);
+      const status = ok ? "ok" : call.aborted ? "cancelled" : "error";
+      events.toolCallEnd(runId, callId, status, listening ? Date.now() - started : 0, text);
+      if (span !== null) telemetry.endTool(span, status, text);
       done(token, ok, text);
     };
     const succeed = (value) => {
@@ -206,10 +212,12 @@
     };
     const fail = (error) => finish(false, errorText(error));
     // Without a policy hook the tool starts in this tick (one hop fewer per call); a
-    // synchronous throw is still a failed call, never an exception out of invoke.
+    // synchronous throw is still a failed call, never an exception out of invoke. A traced
+    // call runs with its span active, so the tool's own spans nest under it.
+    const start = () => (beforeToolCall === null ? definition.execute(JSON.parse(inputJson), ctx) : withPolicy(definition, toolName, callableName, inputJson, callId, ctx));
     let result;
     try {
-      result = beforeToolCall === null ? definition.execute(JSON.parse(inputJson), ctx) : withPolicy(definition, toolName, callableName, inputJson, callId, ctx);
+      result = span === null ? start() : telemetry.within(span, start);
       if (result !== null && typeof result === "object" && typeof result.then === "function") {
         Promise.resolve(result).then(succeed, fail);
         return;

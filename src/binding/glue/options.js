@@ -11,7 +11,9 @@
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
   // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
-  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation"];
+  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation", "telemetry"];
+  // The keys of the `telemetry` option.
+  const TELEMETRY_KEYS = ["enabled", "captureContent"];
   // Every key a tool definition has; the other tool formats' names for them are pointed to.
   const TOOL_KEYS = ["name", "description", "label", "parameters", "outputSchema", "source", "directOnly", "replaySafe", "execute"];
   const TOOL_ALIASES = { inputSchema: "parameters", input_schema: "parameters", output_schema: "outputSchema" };
@@ -252,6 +254,19 @@
     });
   }
 
+  // `telemetry: { enabled?, captureContent? }` (glue/telemetry.js), or undefined.
+  function normalizeTelemetry(value) {
+    if (value === undefined || value === null) return undefined;
+    if (!isObject(value)) throw invalid("telemetry must be an object.");
+    for (const key of Object.keys(value)) {
+      if (!TELEMETRY_KEYS.includes(key)) throw unknownKey(key, TELEMETRY_KEYS, "telemetry");
+    }
+    for (const key of TELEMETRY_KEYS) {
+      if (value[key] !== undefined && value[key] !== null && typeof value[key] !== "boolean") throw invalid("telemetry." + key + " must be a boolean.");
+    }
+    return { enabled: value.enabled !== false, captureContent: value.captureContent === true };
+  }
+
   // The session options as JSON text for Rust, with the hooks and MCP servers they carry.
   // Tools and surfaces are registered on the way; `commit()` once Rust accepted the text.
   // `script`: the options of `runCodeModeScript`, which reads a few keys more.
@@ -277,6 +292,7 @@
       if (options[hook] !== undefined && options[hook] !== null && typeof options[hook] !== "function") throw invalid(hook + " must be a function.");
     }
     const beforeToolCall = typeof options.beforeToolCall === "function" ? options.beforeToolCall : null;
+    const telemetry = normalizeTelemetry(options.telemetry);
     const onEvent = typeof options.onEvent === "function" ? options.onEvent : null;
     const tools = normalizeTools(options.tools, "tools");
     const servers = normalizeMcpServers(options.mcpServers);
@@ -302,7 +318,7 @@
       },
       tools.specs
     );
-    return { text, beforeToolCall, onEvent, servers, commit: tools.commit };
+    return { text, beforeToolCall, onEvent, servers, telemetry, sessionId: options.sessionId, commit: tools.commit };
   }
 
   // Tools added to a live session: their specs as JSON text; `commit()` registers them

@@ -17,6 +17,26 @@ use std::sync::Arc;
 
 /// `glue.onAbort(options, token)`: true if it listens to a signal.
 type OnAbortArgs<'a> = FnArgs<(Unknown<'a>, u32)>;
+/// `glue.open(token, owner, kind, runId)`.
+type OpenArgs<'a> = FnArgs<(u32, Option<Object<'a>>, &'static str, Option<String>)>;
+
+/// What a result promise answers, for the glue's spans: the method and, for `wait`, the
+/// run it resumes.
+pub(in crate::binding) enum CallKind {
+    Exec,
+    Wait(Option<String>),
+    Script,
+}
+
+impl CallKind {
+    fn into_args(self) -> (&'static str, Option<String>) {
+        match self {
+            CallKind::Exec => ("exec", None),
+            CallKind::Wait(run_id) => ("wait", run_id),
+            CallKind::Script => ("script", None),
+        }
+    }
+}
 
 /// `open_call`'s outcome.
 enum OpenCall<'env> {
@@ -51,13 +71,14 @@ impl CodeModeSession {
         &self,
         env: &'env Env,
         owner: Option<Object<'env>>,
+        kind: CallKind,
     ) -> Result<Promised<'env>> {
         let run: RunSlot = Arc::default();
         let settle = Settle::new(&self.mailbox, run.clone());
         let token = settle.token();
-        let open: Function<FnArgs<(u32, Option<Object>)>, Object> =
-            glue_fn(&self.glue(env)?, "open")?;
-        let promise = open.call(FnArgs::from((token, owner)))?;
+        let open: Function<OpenArgs, Object> = glue_fn(&self.glue(env)?, "open")?;
+        let (kind, run_id) = kind.into_args();
+        let promise = open.call(FnArgs::from((token, owner, kind, run_id)))?;
         let responder: Delivery = Box::new(move |outcome: Value| settle.send(&outcome));
         Ok(Promised {
             responder,
@@ -76,6 +97,7 @@ impl CodeModeSession {
         env: &'env Env,
         owner: Object<'env>,
         options: &Option<Unknown>,
+        kind: CallKind,
     ) -> Result<OpenCall<'env>> {
         let call = self.read_call_options(env, options)?;
         let Promised {
@@ -83,7 +105,7 @@ impl CodeModeSession {
             promise,
             run,
             token,
-        } = self.promised(env, Some(owner))?;
+        } = self.promised(env, Some(owner), kind)?;
         let responder = match result_budget::parse_budget(call.result_budget_chars.as_ref()) {
             Ok(None) => crate::run::result::delivering(responder),
             Ok(Some(chars)) => result_budget::fitting(&self.core, chars, responder),
@@ -116,16 +138,17 @@ impl CodeModeSession {
         env: &'env Env,
         owner: Object<'env>,
         options: Option<Unknown>,
+        kind: CallKind,
         start: impl FnOnce(&Arc<SessionCore>, Option<String>, Responder, Option<OnStart>) -> CallStart,
     ) -> Result<Object<'env>> {
-        let (call_id, opened) = match self.open_call(env, owner, &options)? {
+        let (call_id, opened) = match self.open_call(env, owner, &options, kind)? {
             OpenCall::Answered(promise) => return Ok(promise),
             OpenCall::Ready(call_id, opened) => (call_id, opened),
         };
         let run = opened.run.clone();
         let context = self.hold_context(env, &options, opened.token)?;
         // As `emit_running` does: the run id goes into the slot only for the events and
-        // for binding the call's context.
+        // for binding the call's context and span.
         let keep_run = self.emit.is_some() || context;
         let on_start: OnStart = Box::new(move |cell| {
             if keep_run {
@@ -205,18 +228,22 @@ impl CodeModeSession {
         Ok(())
     }
 
-    /// `glue.holdContext(options, token)`: true if the call options carry a `context`.
+    /// `glue.holdContext(options, token)`: true if the call options carry a `context` or
+    /// the call has a span, either of which needs the run id (`bind_context`).
     fn hold_context(&self, env: &Env, options: &Option<Unknown>, token: u32) -> Result<bool> {
-        let Some(options) = options else {
-            return Ok(false);
-        };
-        let hold: Function<FnArgs<(Unknown, u32)>, bool> =
+        let hold: Function<FnArgs<(Option<Unknown>, u32)>, bool> =
             glue_fn(&self.glue(env)?, "holdContext")?;
         hold.call(FnArgs::from((*options, token)))
     }
 
-    /// The call's run started as `run_id`: its tool calls see the held context.
-    fn bind_context(&self, env: &Env, token: u32, run_id: &str) -> Result<()> {
+    /// The call's run started as `run_id`: its tool calls see the held context and go
+    /// under the call's span.
+    pub(in crate::binding) fn bind_context(
+        &self,
+        env: &Env,
+        token: u32,
+        run_id: &str,
+    ) -> Result<()> {
         let bind: Function<FnArgs<(u32, String)>, ()> = glue_fn(&self.glue(env)?, "bindContext")?;
         bind.call(FnArgs::from((token, run_id.to_string())))
     }
