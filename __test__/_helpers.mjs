@@ -129,3 +129,14 @@ export async function drain(session, result, { maxWaits = 600, options } = {}) {
   }
   return r;
 }
+
+/** A real SDK client connected to `server` (an SDK `McpServer`) in memory. */
+export async function connectInMemory(server, clientOptions) {
+  const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'test', version: '1' }, clientOptions);
+  await client.connect(b);
+  return client;
+}

@@ -3,13 +3,9 @@
 // uses them that way. A sentence the model reads that is not true fails here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { createRequire } from "node:module";
-
-const { CodeModeSession } = createRequire(import.meta.url)("../index.js");
+import { CodeModeSession, connectInMemory } from "./_helpers.mjs";
 
 async function docsClient() {
   const server = new McpServer({ name: "docs", version: "1.0.0" });
@@ -18,13 +14,9 @@ async function docsClient() {
   }));
   server.registerTool("fail", { description: "Always fails", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "nope" }], isError: true }));
   server.registerResource("memo", "memo://one", { description: "A memo" }, async (uri) => ({ contents: [{ uri: uri.href, text: "remember" }] }));
-  server.registerResource("page", new (await import("@modelcontextprotocol/sdk/server/mcp.js")).ResourceTemplate("page://{n}", { list: undefined }), { description: "Pages" }, async (uri) => ({ contents: [{ uri: uri.href, text: "a page" }] }));
+  server.registerResource("page", new ResourceTemplate("page://{n}", { list: undefined }), { description: "Pages" }, async (uri) => ({ contents: [{ uri: uri.href, text: "a page" }] }));
   server.registerPrompt("brief", { description: "Brief", argsSchema: { topic: z.string() } }, ({ topic }) => ({ messages: [{ role: "user", content: { type: "text", text: `Brief on ${topic}` } }] }));
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: "test", version: "1" });
-  await client.connect(b);
-  return client;
+  return connectInMemory(server);
 }
 
 const tools = [
