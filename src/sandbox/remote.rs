@@ -15,7 +15,7 @@ use crate::source::Language;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
@@ -24,6 +24,9 @@ use std::time::Duration;
 const MAX_PENDING_STEPS: usize = 4096;
 /// The longest refusal message kept for the guest.
 const MAX_REFUSAL_BYTES: usize = 1024;
+/// Bytes of refused calls one turn may send: a real guest's refused calls are small (an
+/// unknown name, a closed session, a full queue refuses before the input is looked at).
+const MAX_REFUSED_BYTES: usize = 64 << 20;
 
 pub struct RemoteVm {
     process: Arc<SandboxProcess>,
@@ -47,6 +50,9 @@ struct Link {
     calls: Mutex<HashMap<u32, u32>>,
     /// Whether `pending` holds a refused call: the guest must see it in this turn.
     refused: AtomicBool,
+    /// Bytes of the calls refused since the last command was sent: each was read and
+    /// parsed on the addon's side, so a flood of large ones costs the gateway's CPU.
+    refused_bytes: AtomicUsize,
 }
 
 impl RemoteVm {
@@ -62,6 +68,7 @@ impl RemoteVm {
             pending: Mutex::new(Vec::new()),
             calls: Mutex::new(HashMap::new()),
             refused: AtomicBool::new(false),
+            refused_bytes: AtomicUsize::new(0),
         });
         let shared = link.clone();
         // The route alone holds the sender: the process's end disconnects `done`.
@@ -203,6 +210,7 @@ impl RemoteVm {
             return None;
         }
         let mut all = std::mem::take(&mut *self.link.pending.lock());
+        self.link.refused_bytes.store(0, Ordering::SeqCst);
         all.extend(steps);
         let clock = self.control.get().map_or(
             Clock {
@@ -311,18 +319,30 @@ impl Link {
 
     /// Starts host call `id` of the sandbox on the run's bridge.
     fn call(&self, bridge: &dyn Bridge, id: u32, method: &str, target: &str, input_json: String) {
+        let bytes = method.len() + target.len() + input_json.len();
         match bridge.call(method, target, input_json) {
             Ok(bridge_id) => {
                 self.calls.lock().insert(bridge_id, id);
             }
             Err(mut message) => {
                 let mut pending = self.pending.lock();
-                if pending.len() >= MAX_PENDING_STEPS {
+                let refused = self.refused_bytes.fetch_add(bytes, Ordering::SeqCst) + bytes;
+                let flood = if pending.len() >= MAX_PENDING_STEPS {
+                    Some(format!(
+                        "made more than {MAX_PENDING_STEPS} refused calls in one turn"
+                    ))
+                } else {
+                    (refused > MAX_REFUSED_BYTES).then(|| {
+                        format!(
+                            "sent more than {} MiB of refused calls in one turn",
+                            MAX_REFUSED_BYTES >> 20
+                        )
+                    })
+                };
+                if let Some(what) = flood {
                     drop(pending);
                     if let Some(process) = self.process.upgrade() {
-                        process.violate(format!(
-                            "made more than {MAX_PENDING_STEPS} refused calls in one turn"
-                        ));
+                        process.violate(what);
                     }
                     return;
                 }
