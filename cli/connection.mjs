@@ -1,12 +1,14 @@
 // One MCP connection of the command: its own CodeModeSession (so parked runs belong to
 // it) behind a low-level SDK Server that serves exactly exec and wait, with the session's
-// descriptions. Closing the connection closes the session.
+// descriptions. Closing the connection closes the session, unless it was lent one.
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ProgressRouter } from "./progress.mjs";
 import { argumentProblem } from "./arguments.mjs";
-import { bareErrorResponses, protocolError } from "./errors.mjs";
+import { protocolError } from "./errors.mjs";
+import { wire } from "./wire.mjs";
+import { nearest } from "./suggest.mjs";
 import { servePassthrough, PASSTHROUGH_CAPABILITIES } from "./passthrough.mjs";
 import { log, errorText, LEVELS } from "./log.mjs";
 import { native, VERSION } from "./addon.mjs";
@@ -30,19 +32,33 @@ function refused(error) {
   return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: true };
 }
 
+/** What the command's Server declares. */
+export const CAPABILITIES = { tools: { listChanged: true }, ...PASSTHROUGH_CAPABILITIES };
+
+/** A session and its progress router for connections of the command's `hub`. */
+export function openSession(hub, codeMode) {
+  const router = new ProgressRouter();
+  const session = new CodeModeSession({
+    sessionId: `mcp-${randomUUID()}`,
+    mcpServers: hub.upstreams.map((u) => ({ name: u.name, client: u.client })),
+    limits: codeMode.limits,
+    ...(codeMode.isolation !== undefined ? { isolation: codeMode.isolation } : {}),
+    onEvent: (event) => router.event(event),
+  });
+  return { session, router };
+}
+
 export class Connection {
-  /** `hub`: the command's Hub (its upstreams); `codeMode`: `{ limits, isolation }` from the config. */
-  constructor(hub, codeMode) {
-    const { upstreams } = hub;
-    this.router = new ProgressRouter();
-    this.session = new CodeModeSession({
-      sessionId: `mcp-${randomUUID()}`,
-      mcpServers: upstreams.map((u) => ({ name: u.name, client: u.client })),
-      limits: codeMode.limits,
-      ...(codeMode.isolation !== undefined ? { isolation: codeMode.isolation } : {}),
-      onEvent: (event) => this.router.event(event),
-    });
-    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: { tools: { listChanged: true }, ...PASSTHROUGH_CAPABILITIES } });
+  /**
+   * `hub`: the command's Hub (its upstreams); `codeMode`: `{ limits, isolation }` from the
+   * config; `shared`: a `{ session, router }` to use (and leave open) instead of its own.
+   */
+  constructor(hub, codeMode, shared = undefined) {
+    const { session, router } = shared ?? openSession(hub, codeMode);
+    this.router = router;
+    this.session = session;
+    this.ownsSession = shared === undefined;
+    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: CAPABILITIES });
     this.logLevel = undefined; // set by logging/setLevel; until then every message is sent
     servePassthrough(this, hub);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -55,15 +71,18 @@ export class Connection {
   }
 
   /** Serves this connection over `transport` (a server transport not yet started). */
-  connect(transport) {
-    return this.server.connect(bareErrorResponses(transport));
+  async connect(transport) {
+    await this.server.connect(transport);
+    wire(transport, CAPABILITIES);
   }
 
   async callTool(params, extra) {
     const { name } = params;
     const input = params.arguments ?? {};
     if (name !== "exec" && name !== "wait") {
-      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}: this server has exec and wait`);
+      const near = nearest(String(name), ["exec", "wait"]);
+      const tail = near !== undefined ? `; did you mean "${near}"? This server has exec and wait` : ": this server has exec and wait";
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}${tail}`);
     }
     // The schemas do not depend on the catalog: the first listing serves every call.
     this.schemas ??= Object.fromEntries(mcpTools(this.session).map((tool) => [tool.name, tool.inputSchema]));
@@ -114,7 +133,7 @@ export class Connection {
   async close() {
     if (this.closed) return;
     this.closed = true;
-    await this.session.close().catch(() => {});
+    if (this.ownsSession) await this.session.close().catch(() => {});
     await this.server.close().catch(() => {});
   }
 }

@@ -25,21 +25,6 @@ export function protocolError(code, message, data) {
 }
 
 /**
- * Makes `transport` (a server transport, before the server connects to it) send every
- * error response with a bare message, whoever threw it.
- */
-export function bareErrorResponses(transport) {
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if (message?.error !== undefined && typeof message.error.message === "string") {
-      message = { ...message, error: { ...message.error, message: bareMessage(message.error.message) } };
-    }
-    return send(message, options);
-  };
-  return transport;
-}
-
-/**
  * A call on an upstream server that is down. `reason` says why without naming the server,
  * for callers that name it themselves (the session does, for a listing that fails).
  */

@@ -1,11 +1,12 @@
-// Serves MCP over Streamable HTTP at /mcp: one Connection (and session) per MCP session
-// id, closed when the client ends it (DELETE) or the command stops. Loopback only unless
-// allowed; an optional bearer token guards every request.
+// Serves MCP over Streamable HTTP at /mcp: in the 2025 era one Connection (and session)
+// per MCP session id, closed when the client ends it (DELETE) or the command stops; modern
+// requests go to stateless.mjs. Loopback only unless allowed; a bearer token if set.
 import { createServer } from "node:http";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Connection } from "./connection.mjs";
+import { statelessHttp, isModernHttp } from "./stateless.mjs";
 import { log, errorText } from "./log.mjs";
 
 export const ENDPOINT = "/mcp";
@@ -52,6 +53,7 @@ async function readBody(req) {
  */
 export async function serveHttp(hub, codeMode, { host, port, token }) {
   const sessions = new Map(); // MCP session id -> { transport, connection }
+  const modern = statelessHttp(hub, codeMode);
   const loopback = isLoopback(host);
 
   async function handle(req, res) {
@@ -75,6 +77,7 @@ export async function serveHttp(hub, codeMode, { host, port, token }) {
       if (entry === undefined) return jsonRpcError(res, 404, "Session not found: initialize a new one");
       return entry.transport.handleRequest(req, res, body);
     }
+    if (isModernHttp(req, body)) return modern.handle(req, res, body);
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, "Bad request: no mcp-session-id header, and not an initialize request");
     }
