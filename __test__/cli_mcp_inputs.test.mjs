@@ -3,6 +3,7 @@
 // error a client or a guest sees says its "MCP error <code>: " once, or not at all.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import * as z from 'zod/v4';
 import { FIXTURE, binOf, tempDir, writeConfig, connectStdio, call, value } from './_cli.mjs';
 
 let temp;
@@ -60,6 +61,35 @@ test('an unknown tool reaches the client with one MCP error prefix', async () =>
   const error = await command.client.callTool({ name: 'search', arguments: {} }).then(() => null, (e) => e);
   assert.equal(error?.code, -32602);
   assert.equal(error.message, 'MCP error -32602: Unknown tool "search": this server has exec and wait');
+});
+
+test('a near miss of a tool name gets a did-you-mean', async () => {
+  const error = await command.client.callTool({ name: 'exce', arguments: {} }).then(() => null, (e) => e);
+  assert.equal(error?.code, -32602);
+  assert.equal(error.message, 'MCP error -32602: Unknown tool "exce"; did you mean "exec"? This server has exec and wait');
+});
+
+// Requests the SDK's own schemas refuse before any handler runs: sent as written (the
+// client's request() does not check params), answered -32602 in a sentence, not Zod's JSON.
+const refusedRequest = (method, params) =>
+  command.client.request({ method, params }, z.object({}).passthrough()).then(() => null, (e) => e);
+
+test('tools/call with arguments that are not an object is invalid params, said plainly', async () => {
+  const error = await refusedRequest('tools/call', { name: 'exec', arguments: 'return 1' });
+  assert.equal(error?.code, -32602);
+  assert.equal(error.message, 'MCP error -32602: Invalid params for tools/call: params.arguments must be an object, not a string');
+});
+
+test('tools/call without a name says the name is required', async () => {
+  const error = await refusedRequest('tools/call', { arguments: {} });
+  assert.equal(error?.code, -32602);
+  assert.equal(error.message, 'MCP error -32602: Invalid params for tools/call: params.name is required');
+});
+
+test('logging/setLevel with a misspelt level suggests the level it stands for', async () => {
+  const error = await refusedRequest('logging/setLevel', { level: 'debgu' });
+  assert.equal(error?.code, -32602);
+  assert.equal(error.message, 'MCP error -32602: Invalid params for logging/setLevel: params.level is "debgu"; did you mean "debug"? It takes "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"');
 });
 
 test('a call on a server that never started says it is unavailable once', async () => {
