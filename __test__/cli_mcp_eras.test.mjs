@@ -1,6 +1,6 @@
 // `codemode-native mcp` for clients of both protocol eras, over stdio and Streamable HTTP:
 // the TypeScript SDK 2.x client (pinned to 2026-07-28, negotiating with `auto`, and
-// `legacy`), and the Python MCP SDK 2.x client (pinned to 2026-07-28, and `legacy`).
+// `legacy`), the Python MCP SDK 2.x client and MCP Inspector's CLI (modern and legacy).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { BIN, FIXTURE, GUARD_MS, tempDir, writeConfig, startHttp } from './_cli.mjs';
+import { BIN, FIXTURE, GUARD_MS, binOf, tempDir, writeConfig, startHttp } from './_cli.mjs';
 import { pythonMissing, pythonWithMcp } from './_python.mjs';
 
 const MODERN = '2026-07-28';
@@ -143,6 +143,21 @@ for (const kind of ['stdio', 'http']) {
           error: 'exec: unknown argument "source"; did you mean "code"? exec takes "code", "language", "restartSafe".',
         },
       });
+    });
+  }
+}
+
+// Inspector's CLI: one method per run, the result as JSON on stdout. The target goes after
+// `--`, since --tool-arg takes every following argument.
+for (const kind of ['stdio', 'http']) {
+  for (const era of ['legacy', 'modern']) {
+    test(`MCP Inspector's CLI (--protocol-era ${era}) calls exec over ${kind}`, async () => {
+      const target = kind === 'stdio' ? [process.execPath, BIN, 'mcp', configFile] : [http.url.href];
+      const args = [binOf('@modelcontextprotocol/inspector'), '--cli', '--protocol-era', era, '--method', 'tools/call', '--tool-name', 'exec', '--tool-arg', 'code=return 6 * 7', '--', ...target];
+      const { stdout } = await promisify(execFile)(process.execPath, args, { timeout: GUARD_MS });
+      const result = JSON.parse(stdout.slice(stdout.indexOf('{')));
+      assert.deepEqual(result.structuredContent, { status: 'completed', value: 42 });
+      assert.equal(result.isError, false);
     });
   }
 }
