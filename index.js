@@ -609,7 +609,7 @@ if (!forceWasi) {
   __napiRequiredNativeBinding = nativeBinding
 }
 
-if (!nativeBinding || forceWasi) {
+if (forceWasi) {
   let wasiBinding = null
   let wasiBindingLoaded = false
   const wasiBindingErrors = []

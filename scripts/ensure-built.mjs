@@ -29,5 +29,6 @@ if (!existsSync(join(root, "node_modules", "@napi-rs", "cli"))) {
 if (!built) {
   console.log("codemode-native: building the addon in release mode (first build takes a few minutes)…");
   run("npx napi build --platform --release");
+  run("node scripts/native-loader.mjs");
   run("node scripts/build-sandbox.mjs --release");
 }
