@@ -32,11 +32,12 @@ function runChild(fixture) {
 
 const seen = await runChild('stuck-builtins.mjs');
 const dry = await runChild('exhausted-pool.mjs');
-const TIMEOUT = { status: 'failed', code: 'timeout', error: 'code mode timeout exceeded' };
+// The message names the limit each fixture's session had.
+const TIMEOUT = (timeoutMs) => ({ status: 'failed', code: 'timeout', error: `code mode timeout exceeded (timeoutMs ${timeoutMs})` });
 const ABORTED = { status: 'failed', code: 'aborted', error: 'code mode execution aborted' };
 
 test('cells stuck in built-ins that never reach the interrupt handler time out', () => {
-  for (const [name, result] of Object.entries(seen.stuck)) assert.deepEqual(result, TIMEOUT, name);
+  for (const [name, result] of Object.entries(seen.stuck)) assert.deepEqual(result, TIMEOUT(300), name);
 });
 
 test('other sessions are served while every worker is stuck', () => {
@@ -75,7 +76,7 @@ test('a TypeScript source whose parse explodes is refused by the front-end budge
 });
 
 test('a long BigInt toString does not overrun a short deadline unanswered', () => {
-  assert.deepEqual(seen.bigintToString, TIMEOUT);
+  assert.deepEqual(seen.bigintToString, TIMEOUT(100));
 });
 
 test('an abort or close() answers a cell stuck in a built-in', () => {
@@ -85,11 +86,11 @@ test('an abort or close() answers a cell stuck in a built-in', () => {
 
 test('a resumed run stuck in a built-in answers its wait', () => {
   assert.equal(seen.parked, 'waiting');
-  assert.deepEqual(seen.resumed, TIMEOUT);
+  assert.deepEqual(seen.resumed, TIMEOUT(300));
 });
 
 test('with every worker stuck and no replacement allowed, new cells are refused and calls under way still answer', () => {
-  assert.deepEqual(dry.stuck, TIMEOUT);
+  assert.deepEqual(dry.stuck, TIMEOUT(200));
   assert.equal(dry.oneStuck, true, JSON.stringify(dry.stats));
   const NO_FREE_WORKER = /^code mode runtime has no free worker: 1 worker threads are stuck in guest built-ins that never return, and maxStuckWorkers \(0\) allows no more replacements/;
   assert.equal(dry.refused.code, 'runtime_unavailable', JSON.stringify(dry.refused));

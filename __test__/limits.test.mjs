@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, utf8Length, eventually, hangGuard, heldTool } from './_helpers.mjs';
 
-const TIMEOUT = 'code mode timeout exceeded';
+const TIMEOUT = 'code mode timeout exceeded (timeoutMs 300)';
 const GUIDANCE = 'Output truncated; rerun with narrower args.';
 after(closeAll);
 

@@ -65,8 +65,9 @@ impl CodeModeError {
         Self::new(ErrorCode::InternalError, message)
     }
 
-    pub fn timeout() -> Self {
-        Self::new(ErrorCode::Timeout, messages::TIMEOUT)
+    /// The wall clock ran out; `limit_ms` is the `timeoutMs` the run had.
+    pub fn timeout(limit_ms: u64) -> Self {
+        Self::new(ErrorCode::Timeout, messages::timeout(limit_ms))
     }
 
     pub fn aborted() -> Self {
@@ -85,6 +86,16 @@ impl std::error::Error for CodeModeError {}
 /// Exact messages (docs/contract.md); tests match them byte for byte.
 pub mod messages {
     pub const TIMEOUT: &str = "code mode timeout exceeded";
+
+    /// [`TIMEOUT`] with the limit, e.g. `code mode timeout exceeded (timeoutMs 30000)`.
+    pub fn timeout(limit_ms: u64) -> String {
+        timeout_of("timeoutMs", limit_ms)
+    }
+
+    /// [`TIMEOUT`] naming the option that set the limit (`wallClockMs` for a script).
+    pub fn timeout_of(option: &str, limit_ms: u64) -> String {
+        format!("{TIMEOUT} ({option} {limit_ms})")
+    }
     pub const ABORTED: &str = "code mode execution aborted";
     pub const MODULE_ACCESS: &str = "code mode module access is disabled.";
     pub const PENDING_WITHOUT_HOST_WORK: &str = "code mode promise is pending without host work";

@@ -114,7 +114,10 @@ fn a_spinning_guest_times_out() {
     let s = session(json!({"timeoutMs": 200}), vec![]);
     let result = exec(&s, "while (true) {}");
     assert_eq!(result["code"], "timeout", "{result}");
-    assert_eq!(result["error"], "code mode timeout exceeded");
+    assert_eq!(
+        result["error"],
+        "code mode timeout exceeded (timeoutMs 200)"
+    );
 }
 
 #[test]

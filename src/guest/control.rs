@@ -22,6 +22,8 @@ pub use crate::runtime::clock::{instant_of, now_ns};
 pub struct Control {
     abort: AtomicBool,
     deadline_ns: AtomicU64,
+    /// The last budget set, in ms: a timeout's message names the limit it exceeded.
+    budget_ms: AtomicU64,
     interrupted: AtomicU8,
     /// Open `pauseBudget()` windows: the clock is stopped while any is open.
     pauses: Mutex<PauseState>,
@@ -56,6 +58,13 @@ impl Control {
     pub fn set_deadline_after(&self, budget: Duration) {
         let ns = now_ns().saturating_add(u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX));
         self.deadline_ns.store(ns, Ordering::SeqCst);
+        let ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+        self.budget_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// The budget of the last [`Control::set_deadline_after`], in ms (0 before any).
+    pub fn budget_ms(&self) -> u64 {
+        self.budget_ms.load(Ordering::SeqCst)
     }
 
     pub fn deadline_ns(&self) -> u64 {

@@ -275,7 +275,7 @@ impl Cell {
             // Its budget ran out while it waited for a worker (behind stuck ones, say).
             if self.control.deadline_passed() {
                 drop(state);
-                self.finish(Err(CodeModeError::timeout()));
+                self.finish(Err(CodeModeError::timeout(self.control.budget_ms())));
                 return;
             }
             let Phase::New(source) = std::mem::replace(&mut state.phase, Phase::Done) else {

@@ -86,7 +86,12 @@ fn settle_headless(core: &SessionCore, outcome: Outcome) -> Value {
             "headless code mode scripts cannot yield_control: there is no model turn to resume them.",
         )
     } else {
-        CodeModeError::new(ErrorCode::Timeout, messages::TIMEOUT)
+        // A script's wall clock is its `wallClockMs`, applied as the session's timeout.
+        let limit = core.limits.timeout_ms;
+        CodeModeError::new(
+            ErrorCode::Timeout,
+            messages::timeout_of("wallClockMs", limit),
+        )
     };
     let mut failed = early_failure(&error, telemetry).into_value();
     match failed.as_object_mut() {

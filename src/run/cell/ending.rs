@@ -52,7 +52,7 @@ impl Cell {
                 let error = if self.control.is_aborted() {
                     CodeModeError::aborted()
                 } else {
-                    CodeModeError::timeout()
+                    CodeModeError::timeout(self.control.budget_ms())
                 };
                 let starved = matches!(judgement, watchdog::Judgement::Starved);
                 if self.watch.is_remote() {

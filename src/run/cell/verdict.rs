@@ -16,7 +16,9 @@ impl Cell {
             return Verdict::Finish(Err(self.out_of_memory()));
         }
         match self.control.interrupt() {
-            Interrupt::Deadline => return Verdict::Finish(Err(CodeModeError::timeout())),
+            Interrupt::Deadline => {
+                return Verdict::Finish(Err(CodeModeError::timeout(self.control.budget_ms())))
+            }
             Interrupt::Abort => return Verdict::Finish(Err(CodeModeError::aborted())),
             Interrupt::Memory => return Verdict::Finish(Err(self.out_of_memory())),
             Interrupt::None => {}
@@ -28,7 +30,7 @@ impl Cell {
             // A run past its deadline lost its VM to the watchdog's kill (its own, or one
             // for another stuck run of the session): it timed out.
             if self.control.deadline_passed() {
-                return Verdict::Finish(Err(CodeModeError::timeout()));
+                return Verdict::Finish(Err(CodeModeError::timeout(self.control.budget_ms())));
             }
             return Verdict::Finish(Err(super::lost_error(why)));
         }
@@ -92,7 +94,11 @@ impl Cell {
     fn unhandled_rejection(&self, vm: &VmHandle) -> Option<Verdict> {
         let rejection = vm.first_unhandled_rejection();
         match self.control.interrupt() {
-            Interrupt::Deadline => return Some(Verdict::Finish(Err(CodeModeError::timeout()))),
+            Interrupt::Deadline => {
+                return Some(Verdict::Finish(Err(CodeModeError::timeout(
+                    self.control.budget_ms(),
+                ))))
+            }
             Interrupt::Abort => return Some(Verdict::Finish(Err(CodeModeError::aborted()))),
             Interrupt::Memory => return Some(Verdict::Finish(Err(self.out_of_memory()))),
             Interrupt::None => {}

@@ -138,7 +138,8 @@ fn host_work_pending_at_the_wall_clock_fails_a_headless_run_as_a_timeout() {
     let core = core_loading_mcp(&[]);
     let failed = settle_headless(&core, waiting("timeout", Vec::new()));
     assert_eq!(failed["code"], "timeout");
-    assert_eq!(failed["error"], messages::TIMEOUT);
+    let limit = core.limits.timeout_ms;
+    assert_eq!(failed["error"], messages::timeout_of("wallClockMs", limit));
     assert!(failed.get("output").is_none());
 }
 
