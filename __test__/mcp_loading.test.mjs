@@ -293,3 +293,21 @@ test("execs made while MCP tools load start once they are; one aborted meanwhile
   await s.close();
   await client.close();
 });
+
+test("calling a tool an MCP server lacks names the server, the tool and the nearest tools", async () => {
+  const server = echoServer();
+  server.registerTool("echo_twice", { inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: "text", text: message + message }] }));
+  const s = new CodeModeSession({ sessionId: "missing-tool", mcpServers: [{ name: "srv", client: await connect(server) }] });
+  const r = await s.exec({ code: "const a = 1;\nreturn await MCP.srv.ecko({});" });
+  assert.equal(r.status, "failed");
+  assert.equal(r.code, "guest_error");
+  assert.equal(r.error.split("\n")[0],
+    'TypeError: MCP.srv.ecko is not a function: MCP server "srv" has no tool "ecko"; did you mean one of MCP.srv.echo, MCP.srv.echoTwice? (API.list("mcp/srv") lists its tools)');
+  assert.match(r.error, /user\.js:2:/);
+  // typeof still answers for a tool the server lacks.
+  assert.equal(await value(s, "return typeof MCP.srv.ecko;"), "undefined");
+  // Another "not a function" on the same line is left as QuickJS says it.
+  const other = await s.exec({ code: "const f = 1; await MCP.srv.echo({ message: 'x' }); f();" });
+  assert.equal(other.error.split("\n")[0], "TypeError: not a function");
+  await s.close();
+});

@@ -47,6 +47,11 @@ pub fn unknown_key_message(parent: &str, key: &str, known: &[&str]) -> String {
     }
 }
 
+/// Edit distance between two names, ignoring ASCII case.
+pub fn distance(a: &str, b: &str) -> usize {
+    edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
+}
+
 /// Levenshtein distance over chars.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

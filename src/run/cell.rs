@@ -87,6 +87,8 @@ pub struct Cell {
     /// TypeScript cells: where printed positions came from in the user's source.
     position_map: std::sync::OnceLock<crate::source::typescript::PositionMap>,
     language: Language,
+    /// The source lines that call into `MCP`, to explain a call of a missing tool.
+    mcp_lines: super::mcp_hint::McpLines,
     parent_call_id: Option<String>,
 }
 
@@ -106,6 +108,7 @@ impl Cell {
             .with_redactor(owner.redactor().clone()),
         ));
         let language = source.language;
+        let mcp_lines = super::mcp_hint::McpLines::of(&source.code);
         LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
             run_id,
@@ -129,6 +132,7 @@ impl Cell {
             deadline_timer: Mutex::new(None),
             position_map: std::sync::OnceLock::new(),
             language,
+            mcp_lines,
             parent_call_id,
         })
     }

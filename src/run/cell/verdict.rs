@@ -128,6 +128,13 @@ impl Cell {
                 .unwrap_or((line, column))
         };
         let text = guest_error_text_mapped(payload, self.language.user_file(), &map);
+        let text = crate::run::mcp_hint::explain(
+            &text,
+            &self.mcp_lines,
+            self.language.user_file(),
+            self.owner.as_ref(),
+        )
+        .unwrap_or(text);
         if text.starts_with(messages::MODULE_ACCESS) {
             return CodeModeError::invalid_input(text);
         }
