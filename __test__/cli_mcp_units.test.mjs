@@ -1,11 +1,14 @@
 // The command's small pure modules on their own: argument checks (cli/arguments.mjs),
-// error messages (cli/errors.mjs) and upstream item names (cli/namespace.mjs). Their behaviour through the real command is in
+// error messages (cli/errors.mjs, cli/params.mjs), the modern era's vocabulary
+// (cli/era.mjs) and upstream item names (cli/namespace.mjs). Their behaviour through the real command is in
 // cli_mcp_inputs.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { argumentProblem } from '../cli/arguments.mjs';
 import { splitPromptName, tagged, templateMatches } from '../cli/namespace.mjs';
 import { bareMessage, onePrefix, protocolError, UnavailableError } from '../cli/errors.mjs';
+import { clearerError } from '../cli/params.mjs';
+import { isModernRequest, unsupportedVersion, stamp, honoured, forSubscription } from '../cli/era.mjs';
 
 const EXEC = { type: 'object', properties: { code: {}, language: {}, restartSafe: {} }, required: ['code'], additionalProperties: false };
 
@@ -59,4 +62,40 @@ test('tagged names the server in the description and _meta, keeping the rest', (
 test('templateMatches matches URIs of a template and refuses others', () => {
   assert.equal(templateMatches('demo://text/{id}', 'demo://text/3'), true);
   assert.equal(templateMatches('demo://text/{id}', 'demo://blob/3'), false);
+});
+
+test('clearerError turns a -32603 list of Zod issues into -32602 sentences and leaves other errors alone', () => {
+  const issues = [{ code: 'invalid_type', expected: 'string', path: ['params', 'uri'], message: 'x' }, { code: 'custom', path: ['params', 'n'], message: 'too big' }];
+  assert.deepEqual(clearerError({ code: -32603, message: JSON.stringify(issues) }, { method: 'resources/read', params: { n: 9 } }),
+    { code: -32602, message: 'Invalid params for resources/read: params.uri is required; params.n: too big' });
+  const internal = { code: -32603, message: 'boom' };
+  assert.equal(clearerError(internal, { method: 'tools/list' }), internal);
+  assert.equal(clearerError({ code: -32603, message: JSON.stringify(issues) }, undefined).code, -32603);
+});
+
+test('a request is modern by server/discover or by the version in its _meta; later revisions are named as unsupported', () => {
+  const meta = (v) => ({ method: 'tools/list', id: 1, params: { _meta: { 'io.modelcontextprotocol/protocolVersion': v } } });
+  assert.equal(isModernRequest({ method: 'server/discover', id: 1 }), true);
+  assert.equal(isModernRequest(meta('2026-07-28')), true);
+  assert.equal(isModernRequest(meta('2025-11-25')), false);
+  assert.equal(isModernRequest({ method: 'tools/list', id: 1 }), false);
+  assert.equal(unsupportedVersion(meta('2026-07-28')), undefined);
+  assert.equal(unsupportedVersion(meta('2027-01-01')), '2027-01-01');
+});
+
+test('stamp adds resultType and the server, and cache fields only to cacheable results', () => {
+  const listed = stamp('tools/list', { tools: [], _meta: { kept: 1 } });
+  assert.equal(listed.resultType, 'complete');
+  assert.deepEqual([listed.ttlMs, listed.cacheScope, listed._meta.kept], [0, 'private', 1]);
+  assert.equal(listed._meta['io.modelcontextprotocol/serverInfo'].name, 'codemode-native');
+  assert.equal('ttlMs' in stamp('tools/call', { content: [] }), false);
+});
+
+test('a listen stream gets only the list changes it asked for, tagged with its id', () => {
+  const filter = honoured({ toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['x'] });
+  assert.deepEqual(filter, { toolsListChanged: true });
+  assert.deepEqual(forSubscription({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 7, filter),
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } } });
+  assert.equal(forSubscription({ method: 'notifications/prompts/list_changed' }, 7, filter), undefined);
+  assert.equal(forSubscription({ method: 'notifications/message', params: {} }, 7, filter), undefined);
 });
