@@ -36,6 +36,8 @@ export function wire(transport, capabilities) {
     if (isRequest(message)) {
       const isModern = isModernRequest(message);
       requests.set(message.id, { method: message.method, params: message.params, modern: isModern });
+      // A client that probed with server/discover may still settle on the 2025 era.
+      if (message.method === "initialize") modern = false;
       if (isModern) {
         modern = true;
         const version = unsupportedVersion(message);
