@@ -154,7 +154,8 @@ for (const kind of ['stdio', 'http']) {
     test(`MCP Inspector's CLI (--protocol-era ${era}) calls exec over ${kind}`, async () => {
       const target = kind === 'stdio' ? [process.execPath, BIN, 'mcp', configFile] : [http.url.href];
       const args = [binOf('@modelcontextprotocol/inspector'), '--cli', '--protocol-era', era, '--method', 'tools/call', '--tool-name', 'exec', '--tool-arg', 'code=return 6 * 7', '--', ...target];
-      const { stdout } = await promisify(execFile)(process.execPath, args, { timeout: GUARD_MS });
+      // Inspector keeps state under HOME: the suite's temp dir keeps it out of the user's.
+      const { stdout } = await promisify(execFile)(process.execPath, args, { timeout: GUARD_MS, env: { ...process.env, HOME: temp.dir, USERPROFILE: temp.dir } });
       const result = JSON.parse(stdout.slice(stdout.indexOf('{')));
       assert.deepEqual(result.structuredContent, { status: 'completed', value: 42 });
       assert.equal(result.isError, false);
