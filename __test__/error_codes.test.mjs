@@ -29,6 +29,12 @@ test('calling an unknown global is a guest_error', async () => {
   assert.match(r.error, /^ReferenceError: .*no_such_tool/);
 });
 
+test('calling a misspelt tool suggests the tool it most likely meant', async () => {
+  const r = await run(s, 'return await brokn({})');
+  failedWith(r, 'guest_error');
+  assert.match(r.error, /^ReferenceError: brokn is not defined; did you mean broken\?\n/);
+});
+
 test('a tool failure the guest did not catch is a tool_error', async () => {
   const r = await run(s, 'return await broken({})');
   failedWith(r, 'tool_error');

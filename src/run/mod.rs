@@ -5,6 +5,7 @@ pub mod bridge;
 pub mod cell;
 pub mod contracts;
 pub mod failure;
+pub mod global_hint;
 pub mod mcp_hint;
 pub mod nested_calls;
 pub mod output;

@@ -135,6 +135,8 @@ impl Cell {
             self.owner.as_ref(),
         )
         .unwrap_or(text);
+        let text =
+            crate::run::global_hint::explain(&text, &self.owner.prelude_config()).unwrap_or(text);
         if text.starts_with(messages::MODULE_ACCESS) {
             return CodeModeError::invalid_input(text);
         }
