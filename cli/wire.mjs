@@ -51,6 +51,8 @@ export function wire(transport, capabilities) {
         }
       }
     }
+    // A cancelled request gets no response: forget it here.
+    if (message?.method === "notifications/cancelled") requests.delete(message.params?.requestId);
     return inner(message, extra);
   }
 
