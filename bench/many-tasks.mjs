@@ -164,9 +164,10 @@ export const TASKS = {
       parked: count,
       fdSoftLimit: fdSoftLimit(),
       figures: {
-        perSession: (parked.rss - before.rss + parked.sandboxPss - before.sandboxPss) / count / MiB,
+        // every sandbox process counts whole: a pool started before `before` serves these runs
+        perSession: (parked.rss - before.rss + parked.sandboxPss) / count / MiB,
         gatewayKB: (parked.rss - before.rss) / count / 1024,
-        sandboxKB: (parked.sandboxPss - before.sandboxPss) / count / 1024,
+        sandboxKB: parked.sandboxPss / count / 1024,
         processes: parked.sandboxes,
         threads: parked.gatewayThreads + parked.sandboxThreads,
         sandboxThreads: parked.sandboxes ? parked.sandboxThreads / parked.sandboxes : null,
@@ -217,8 +218,8 @@ export const TASKS = {
 
   // `count` new conversations' first cells at once, each calling one tool once.
   async burst(side, count) {
-    let calls = 0;
-    const tool = { ...addTool, execute: async (x) => (calls++, addTool.execute(x)) };
+    let called = new Set(); // the k of every cell whose call reached the tool
+    const tool = { ...addTool, execute: async (x) => (called.add(x.a), addTool.execute(x)) };
     const code = (k) => `return (await add({ a: ${k}, b: 1 })).sum`;
     let first;
     let closeAll;
@@ -235,14 +236,16 @@ export const TASKS = {
       const sessions = Array.from({ length: count }, (_, k) => mk(k));
       (first = (k) => sessions[k].exec({ code: code(k) })), (closeAll = () => Promise.all(sessions.map((s) => s.close().catch(() => {}))));
     }
-    calls = 0;
+    called = new Set();
     const t0 = nowNs();
     const rs = await Promise.all(Array.from({ length: count }, (_, k) => first(k).catch((err) => ({ status: 'failed', error: message(err) }))));
     const allMs = msSince(t0);
     await withTimeout(closeAll(), 60_000, 'closing every session').catch(() => {});
-    const ok = rs.filter((r, k) => r?.status === 'completed' && r.value === k + 1).length;
-    const timeouts = rs.filter((r) => r?.code === 'timeout').length;
-    const other = rs.filter((r, k) => !(r?.status === 'completed' && r.value === k + 1) && r?.code !== 'timeout');
-    return { ok: true, figures: { completed: ok, timeouts, failed: other.length, calls, allMs }, firstOther: other[0] ? describe(other[0]) : null };
+    const right = (r, k) => r?.status === 'completed' && r.value === k + 1;
+    const timeouts = rs.map((r, k) => (r?.code === 'timeout' ? k : -1)).filter((k) => k >= 0);
+    const waiting = rs.filter((r) => r?.status === 'waiting').length;
+    const other = rs.filter((r, k) => !right(r, k) && r?.code !== 'timeout' && r?.status !== 'waiting');
+    const figures = { completed: rs.filter(right).length, timeouts: timeouts.length, timeoutsNoCall: timeouts.filter((k) => !called.has(k)).length, waiting, failed: other.length, calls: called.size, allMs };
+    return { ok: true, figures, firstOther: other[0] ? describe(other[0]) : null };
   },
 };

@@ -77,8 +77,8 @@ const oneLine = (m) => String(m).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slic
 function table(columns, rows, results, problems) {
   const cols = columns.filter((c) => results[c.id]);
   const ratioCols = cols.filter((c) => c.id !== 'reference' && results.reference);
-  const lines = [`| workload | ${cols.map((c) => `${c.label} median (min–max)`).join(' | ')} | ${ratioCols.map((c) => `${c.label} ratio vs reference`).join(' | ')} |`];
-  lines.push(`|---|${cols.map(() => '---|').join('')}${ratioCols.map(() => '---|').join('')}`);
+  const head = ['workload', ...cols.map((c) => `${c.label} median (min–max)`), ...ratioCols.map((c) => `${c.label} ratio vs reference`)];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`];
   const stats = {};
   for (const c of cols) {
     const rounds = results[c.id];
@@ -108,7 +108,7 @@ function table(columns, rows, results, problems) {
       if (!(row.lower || row.higher) || !o || !p) return '—';
       return fmtRatio(row.lower ? p / o : o / p);
     });
-    lines.push(`| ${row.name} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
+    lines.push(`| ${[row.name, ...cells, ...ratios].join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -181,7 +181,7 @@ async function main() {
     for (const side of SIDES) {
       const r = await runChild(['burst', side, BURST], 5 * 60_000);
       log(`burst ${side}: ${r.ok ? JSON.stringify(r.figures) : `FAILED: ${r.error}`}${r.firstOther ? ` first other: ${r.firstOther}` : ''}`);
-      if (r.firstOther) problems.push(`${LABEL[side]} burst, first cell neither completed nor timeout: ${oneLine(r.firstOther)}`);
+      if (r.firstOther) problems.push(`${LABEL[side]} burst, first cell that neither completed nor ended timeout or waiting: ${oneLine(r.firstOther)}`);
       results[side] = [r];
     }
     out.groups.burst = results;
@@ -190,8 +190,10 @@ async function main() {
         table(COLUMNS, [
           { key: 'completed', int: true, higher: true, name: 'completed with the right value' },
           { key: 'timeouts', int: true, name: 'ended `timeout`' },
+          { key: 'timeoutsNoCall', int: true, name: '… of which had made no tool call' },
+          { key: 'waiting', int: true, name: 'ended `waiting` (its call had not answered at the deadline)' },
           { key: 'failed', int: true, name: 'other failures' },
-          { key: 'calls', int: true, name: 'tool calls made' },
+          { key: 'calls', int: true, name: 'cells whose tool call reached the host' },
           { key: 'allMs', lower: true, name: 'time until every cell has an answer (ms)' },
         ], results, problems),
     );

@@ -88,7 +88,7 @@ const THREADS_MAX = Number(read('/proc/sys/kernel/threads-max')) || Infinity;
  * thread takes a pid, so the host's thread count must stay clear of `pid_max` (other
  * programs could no longer fork), and its free memory clear of the OOM killer.
  */
-export function hostPressure({ pidMargin = 0.1, minFreeBytes = 3 * 2 ** 30 } = {}) {
+export function hostPressure({ pidMargin = 0.1, minFreeBytes = 6 * 2 ** 30 } = {}) {
   const total = Number(read('/proc/loadavg')?.split(' ')[3]?.split('/')[1]);
   const cap = Math.min(PID_MAX, THREADS_MAX);
   if (total > cap * (1 - pidMargin)) return `host threads at ${total} of pid_max ${PID_MAX}: stopped before the host runs out of pids`;
