@@ -65,11 +65,12 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 function fmt(x) {
+  if (x === 0) return '0';
   const a = Math.abs(x);
   const d = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
   return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 }
-const fmtRatio = (x) => `**${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}×**`;
+const fmtRatio = (x) => `**${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2)}×**`;
 const oneLine = (m) => String(m).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 240);
 
 // columns: [{ id, label }]; rows: [{ key, name, int?, lower? (ratio = reference / side), higher? }]
@@ -118,6 +119,7 @@ const COLUMNS = ['thread', 'process', 'grouped', 'reference'].map((id) => ({ id,
 
 async function main() {
   const started = Date.now();
+  const loadAtStart = os.loadavg();
   const out = { n: N, width: WIDTH, cpu: CPU, burst: BURST, clkTck: CLK_TCK, groups: {} };
   const tables = [];
   const problems = [];
@@ -201,7 +203,7 @@ async function main() {
   const cpu = os.cpus();
   tables.push(
     `Machine: ${cpu[0]?.model ?? 'unknown'}, ${cpu.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, Node ${process.version}, ${os.platform()} ${os.release()}, ${new Date().toISOString()} ` +
-      `(load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}). One fresh child process per side and round; CLK_TCK ${CLK_TCK}. ` +
+      `(load average at start ${loadAtStart.map((x) => x.toFixed(1)).join(' ')}, at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}). One fresh child process per side and round; CLK_TCK ${CLK_TCK}. ` +
       `Ratio = reference / side for times, memory, threads and fds, side / reference for counts of completed cells: > 1 means codemode-native is better.` +
       (problems.length ? `\n\nFailures:\n${problems.map((p) => `- ${p}`).join('\n')}` : ''),
   );
