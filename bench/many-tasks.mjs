@@ -153,8 +153,10 @@ export const TASKS = {
     }));
     const resumeAllMs = msSince(t1);
     await withTimeout(c.closeAll(), 120_000, 'closing every session').catch((err) => (failure ??= { failedAt: 'close', error: message(err) }));
-    await sleep(1000);
-    const after = snapshot();
+    // every sandbox gone again (at most 60 s): after close() nothing may be left behind
+    const t2 = nowNs();
+    let after = snapshot();
+    while (after.sandboxes && msSince(t2) < 60_000) await sleep(250), (after = snapshot());
     const count = runs.size;
     return {
       ok: !failure && !wrong,
@@ -179,7 +181,7 @@ export const TASKS = {
       },
       before,
       parkedSnapshot: parked,
-      leftAfterClose: { sandboxes: after.sandboxes, fds: after.fds },
+      afterClose: { sandboxes: after.sandboxes, fds: after.fds, drainMs: msSince(t2) },
     };
   },
 

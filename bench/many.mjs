@@ -71,7 +71,7 @@ function fmt(x) {
   return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 }
 const fmtRatio = (x) => `**${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2)}×**`;
-const oneLine = (m) => String(m).replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 240);
+const oneLine = (m) => String(m).replace(/\s+/g, ' ').replace(/ \(\/[^ )]*\)/g, '').replace(/\|/g, '\\|').slice(0, 240);
 
 // columns: [{ id, label }]; rows: [{ key, name, int?, lower? (ratio = reference / side), higher? }]
 // results[column] = list of rounds { ok, figures } or { skipped: text }.
@@ -91,16 +91,18 @@ function table(columns, rows, results, problems) {
       const rounds = results[c.id];
       const xs = rounds.filter((r) => r.ok && typeof r.figures?.[row.key] === 'number').map((r) => r.figures[row.key]);
       const bad = rounds.find((r) => !r.ok);
+      const f = row.int ? (x) => Math.round(x).toLocaleString('en-US') : fmt;
       if (row.sides && !row.sides.includes(c.id)) cells.push('n/a');
       else if (xs.length) {
         stats[c.id] = median(xs);
         const lo = Math.min(...xs);
         const hi = Math.max(...xs);
-        const f = row.int ? (x) => Math.round(x).toLocaleString('en-US') : fmt;
         cells.push(xs.length === 1 || lo === hi ? f(stats[c.id]) : `${f(stats[c.id])} (${f(lo)}–${f(hi)})`);
       } else if (bad?.unsupported) cells.push('not supported yet');
       else if (bad?.skipped) cells.push(bad.skipped);
-      else if (bad) cells.push(`n/a (${bad.failedAt ? `failed at session ${bad.failedAt}: ` : ''}${oneLine(bad.error).slice(0, 90)})`);
+      else if (bad && row === rows[0]) cells.push(`n/a (${bad.failedAt ? `failed at session ${bad.failedAt.toLocaleString('en-US')}: ` : ''}${oneLine(bad.error)})`);
+      else if (bad?.failedAt && typeof bad.figures?.[row.key] === 'number') cells.push(`n/a (the ${bad.parked.toLocaleString('en-US')} before: ${f(bad.figures[row.key])})`);
+      else if (bad) cells.push('n/a');
       else cells.push('—');
       if (!xs.length) delete stats[c.id];
     }
