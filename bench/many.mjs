@@ -2,7 +2,7 @@
 // Gateway scale (issue 36): many parked conversations, CPU per tool call, a start-up burst;
 // both isolation modes beside the quickjs-wasi reference, in one run on one machine.
 //
-//   node bench/many.mjs               all three groups, N = 1,000 (`npm run bench` runs it after run.mjs)
+//   node bench/many.mjs               all three groups, N = 1,000 (`npm run bench` runs it after run.mjs, Linux only)
 //   BENCH_MANY=10000                  N conversations for the `many` group
 //   BENCH_ONLY=many,cpu,burst         only these groups (run.mjs's selection variable; its own ids are skipped)
 //   BENCH_SIDES=process,ours,reference  only these sides (`ours` = thread mode, as in run.mjs)
@@ -225,6 +225,8 @@ if (process.argv.includes('--child')) {
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(0);
     });
+} else if (process.platform !== 'linux') {
+  log('bench/many.mjs: skipped, it reads /proc (Linux only)');
 } else if (!ONLY.length) {
   log('bench/many.mjs: no group selected (BENCH_ONLY has none of many, cpu, burst)');
 } else {
