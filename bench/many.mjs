@@ -41,15 +41,16 @@ function runChild(args, deadlineMs) {
     const cp = spawn('sh', ['-c', script, process.execPath, '--expose-gc', SELF, '--child', ...args.map(String)], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     let out = '';
     cp.stdout.on('data', (d) => (out += d));
-    const kill = () => {
+    // Past the deadline the child still runs, so its process group is still its own.
+    const timer = setTimeout(() => {
       try {
         process.kill(-cp.pid, 'SIGKILL');
       } catch {}
-    };
-    const timer = setTimeout(kill, deadlineMs);
+    }, deadlineMs);
     cp.on('close', (code, signal) => {
+      // No group kill once the child is gone: its id may since belong to another process.
+      // The `many` task itself checks that every sandbox exited after close().
       clearTimeout(timer);
-      kill(); // sandboxes the child left behind, if any
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()));
       } catch {
@@ -137,6 +138,7 @@ async function main() {
       log(`many: ${N} conversations, ${LABEL[col]}…`);
       const r = await runChild(['many', side, N, col === 'grouped' ? 1 : 0, WIDTH], 15 * 60_000);
       log(`  ${r.ok ? 'ok' : `FAILED: ${r.unsupported ?? (r.failedAt ? `at session ${r.failedAt}: ` : '') + r.error}`} ${JSON.stringify(r.figures ?? {})}`);
+      if (r.afterClose?.sandboxes) problems.push(`${LABEL[col]}: ${r.afterClose.sandboxes} sandbox processes still running 60 s after every close()`);
       results[col] = [r];
     }
     out.groups.many = results;
