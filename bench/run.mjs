@@ -5,7 +5,8 @@
 //   BENCH_QUICK=1 npm run bench       shortened run for development (also `--quick`)
 //   BENCH_ROUNDS=3                    override the number of measured rounds
 //   BENCH_ONLY=trivial,compute        only these workload groups (ids: trivial nested compute suspend
-//                                     memory ts catalog concurrency prompt mcp startup)
+//                                     memory ts catalog concurrency prompt mcp startup; many cpu burst
+//                                     are bench/many.mjs's, run after this file by `npm run bench`)
 //   BENCH_SIDES=ours,process,reference  only these sides (ours, process, reference, ivm, nodevm)
 //   BENCH_NO_INSTALL=1                do not try to install isolated-vm into bench/.peers/
 //
@@ -793,6 +794,10 @@ async function main() {
   // Only what the selected groups use is installed and started: `BENCH_ONLY=ts` needs no
   // isolated-vm build and no worker pools.
   const selected = GROUPS.filter((g) => !ONLY || ONLY.has(g.id));
+  if (!selected.length) {
+    log('bench/run.mjs: none of its groups selected (BENCH_ONLY); many, cpu and burst run in bench/many.mjs');
+    return;
+  }
   const usedSides = new Set(selected.flatMap((g) => g.sides ?? ALL_SIDES));
   const sharedSides = new Set(selected.filter((g) => !g.child && !g.ownSides).flatMap((g) => g.sides ?? ALL_SIDES));
 
