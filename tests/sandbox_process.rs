@@ -114,3 +114,18 @@ fn many_processes_are_served_and_reaped_together() {
         );
     }
 }
+
+#[test]
+fn a_process_that_ends_with_its_input_unread_ended_and_broke_nothing() {
+    let dir = folder("unread");
+    // The frame is sent before the script exits: the gateway's socket then sees a reset
+    // (the sandbox never read its input), which is the end of its output, not an attack.
+    let exe = script(&dir, "sandbox", "sleep 0.2\nexit 71");
+    let process = SandboxProcess::spawn(&exe, 1, LIMITS).unwrap();
+    let vm = process.new_vm_id();
+    assert!(process.send(&codemode_native::sandbox::wire::ToChild::Release { vm }));
+    assert_eq!(
+        death(&process),
+        "code mode sandbox process exited with status 71"
+    );
+}

@@ -55,6 +55,9 @@ impl Inbox {
                 match error.kind() {
                     io::ErrorKind::WouldBlock => break,
                     io::ErrorKind::Interrupted => continue,
+                    // A Unix socket whose peer ended with input unread reports this once
+                    // what it sent is read: its end, as EOF was on a pipe.
+                    io::ErrorKind::ConnectionReset => return Ok(Filled::End),
                     _ => return Err(error),
                 }
             };
