@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,11 @@ describe('a sandbox process seen from /proc', { skip: !linux }, () => {
 
   test('it holds only stdin, stdout and stderr, and no environment but the time zone', () => {
     assert.deepEqual(readdirSync(`/proc/${sandbox}/fd`).sort(), ['0', '1', '2']);
+    // stdin and stdout are one socket to the gateway; stderr goes nowhere.
+    const [input, output, errors] = ['0', '1', '2'].map((fd) => readlinkSync(`/proc/${sandbox}/fd/${fd}`));
+    assert.match(input, /^socket:\[\d+\]$/);
+    assert.equal(output, input);
+    assert.equal(errors, '/dev/null');
     const environment = readFileSync(`/proc/${sandbox}/environ`, 'utf8').split('\0').filter(Boolean);
     assert.ok(environment.length <= 1 && environment.every((entry) => entry.startsWith('TZ=')), environment.join(' '));
   });

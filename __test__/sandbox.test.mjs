@@ -3,6 +3,10 @@
 // (even a SIGKILLed one), never keep Node alive, and work from worker_threads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ADDON_PATH, native } from './_helpers.mjs';
 import { alive, sandboxChildren, startFixture, until } from './_processes.mjs';
 
@@ -88,4 +92,31 @@ test('a missing sandbox executable is said once, when a process-mode session is 
     'the code mode sandbox executable was not found: CODEMODE_NATIVE_SANDBOX names /nonexistent/codemode-sandbox, which is not a file; point it at the codemode-sandbox executable, unset it, or use isolation: "thread"',
   );
   assert.equal(seen.thread, 7, 'thread mode does not need the executable');
+});
+
+test('a sandbox that cannot start says why in the lost run', { skip: process.platform !== 'linux' || !existsSync('/usr/bin/prlimit') }, async () => {
+  // Its stderr goes nowhere: the reason comes in a `Fatal` frame. A hard CPU limit below
+  // the sandbox's own makes its lock-down fail once it has given up its privileges.
+  const dir = mkdtempSync(join(tmpdir(), 'codemode-fatal-'));
+  const wrapper = join(dir, 'codemode-sandbox');
+  const real = join(dirname(fileURLToPath(import.meta.url)), '..', 'codemode-sandbox');
+  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/prlimit --cpu=3600:3600 -- '${real}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const probe = `
+    const { CodeModeSession } = require(process.argv[1]);
+    const session = new CodeModeSession({ sessionId: 'fatal', isolation: 'process' });
+    session.exec({ code: 'return 7' }).then((r) => { console.log(JSON.stringify(r)); return session.close(); });`;
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync(process.execPath, ['-e', probe, ADDON_PATH], {
+    env: { ...process.env, CODEMODE_NATIVE_SANDBOX: wrapper },
+    encoding: 'utf8',
+  });
+  rmSync(dir, { recursive: true, force: true });
+  const result = JSON.parse(out);
+  assert.equal(result.status, 'failed', out);
+  assert.equal(result.code, 'internal_error', out);
+  assert.match(
+    result.error,
+    /code mode sandbox process exited with status 71: cannot lock down the process: setrlimit\(\d+\) failed: Operation not permitted/,
+  );
 });

@@ -52,10 +52,7 @@ pub fn serve(args: Args) -> i32 {
         Ok(Parent::Alive) => {}
         // Nobody can use what this process would hold.
         Ok(Parent::Gone) => return 0,
-        Err(error) => {
-            eprintln!("codemode-sandbox: cannot drop privileges: {error}");
-            return 71;
-        }
+        Err(error) => return fatal(format!("cannot drop privileges: {error}")),
     }
     // One spare at start (a second would compete with the session's first cell), two
     // after: enough for the cells a session starts back to back.
@@ -102,8 +99,7 @@ pub fn serve(args: Args) -> i32 {
     }
     started.wait();
     if let Err(error) = jail::lock_down(args.data_limit_bytes) {
-        eprintln!("codemode-sandbox: cannot lock down the process: {error}");
-        return 71;
+        return fatal(format!("cannot lock down the process: {error}"));
     }
     jailed.wait();
     // The executors read and run everything; the main thread's stack is not sized for
@@ -111,6 +107,13 @@ pub fn serve(args: Args) -> i32 {
     loop {
         std::thread::park();
     }
+}
+
+/// Tells the addon why this process cannot start (its stderr goes nowhere); the exit
+/// status to end with. No executor has written yet, so the frame is not interleaved.
+fn fatal(message: String) -> i32 {
+    let _ = write_frame(&mut std::io::stdout().lock(), &FromChild::Fatal { message });
+    71
 }
 
 /// The pipe from the addon and what its frames reach. Threads take turns reading it: the

@@ -1,15 +1,11 @@
 //! How a sandbox process ended, in words for the runs it held: what it did that got it
-//! killed, or its exit status and the first line of what it printed on stderr.
+//! killed, or its exit status and the `Fatal` message it sent (why it could not start).
 
 use super::shared::Shared;
-use std::process::{ChildStderr, ExitStatus};
+use std::process::ExitStatus;
 
 /// The death message of a reaped process.
-pub(super) fn describe(
-    shared: &Shared,
-    status: std::io::Result<ExitStatus>,
-    errors: &ChildStderr,
-) -> String {
+pub(super) fn describe(shared: &Shared, status: std::io::Result<ExitStatus>) -> String {
     if let Some(what) = shared.violation.get() {
         return format!("code mode sandbox process {what} and was killed");
     }
@@ -18,7 +14,7 @@ pub(super) fn describe(
         Err(error) => return format!("code mode sandbox process was lost ({error})"),
     };
     let ended = from_status(status);
-    match first_error_line(errors) {
+    match shared.fatal.get() {
         Some(line) => format!("{ended}: {line}"),
         None => ended,
     }
@@ -39,27 +35,6 @@ fn from_status(status: ExitStatus) -> String {
         }
         (None, Some(code)) => format!("code mode sandbox process exited with status {code}"),
         (None, None) => "code mode sandbox process ended".into(),
-    }
-}
-
-/// The first line the process wrote on stderr (the sandbox writes one only when it cannot
-/// start or lock itself down), read without waiting and clipped.
-fn first_error_line(errors: &ChildStderr) -> Option<String> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        super::waker::set_nonblocking(errors).ok()?;
-        let mut buffer = [0u8; 1024];
-        // SAFETY: reading into a valid buffer from our own non-blocking pipe.
-        let n = unsafe { libc::read(errors.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
-        let text = String::from_utf8_lossy(buffer.get(..usize::try_from(n).ok()?)?).into_owned();
-        let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-        Some(clip(line))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = errors;
-        None
     }
 }
 

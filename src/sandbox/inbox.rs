@@ -1,11 +1,11 @@
 //! Frames from one sandbox, read without blocking: bytes are kept as they arrive and a
 //! frame is handed out once whole. A length over the cap is refused before its body is
-//! read, so the memory kept is at most the cap and one read's worth.
+//! read, so the memory kept is at most the cap and one read's worth; an idle one keeps none.
 
 use std::io;
 
-/// Most bytes taken from the pipe in one turn of the reader, between frame dispatches.
-const READ_CHUNK: usize = 64 << 10;
+/// Most bytes taken from the socket in one read: the poller's scratch buffer's size.
+pub const READ_CHUNK: usize = 64 << 10;
 
 pub struct Inbox {
     buffer: Vec<u8>,
@@ -34,28 +34,36 @@ impl Inbox {
         }
     }
 
-    /// Reads what `fd` has now, at most a few chunks.
+    /// Reads what `fd` has now, at most a few chunks, through the poller's `scratch` (so
+    /// a process's own buffer holds only what arrived, not a chunk's capacity).
     #[cfg(unix)]
-    pub fn fill(&mut self, fd: i32) -> io::Result<Filled> {
+    pub fn fill(&mut self, fd: i32, scratch: &mut [u8]) -> io::Result<Filled> {
         if self.start > 0 && self.start == self.buffer.len() {
-            self.buffer.clear();
+            // Thousands of idle sandboxes keep no read buffers.
+            self.buffer = Vec::new();
             self.start = 0;
         }
         let mut filled = Filled::Empty;
         for _ in 0..4 {
-            let at = self.buffer.len();
-            self.buffer.resize(at + READ_CHUNK, 0);
-            // SAFETY: the range from `at` is READ_CHUNK valid, writable bytes of `buffer`.
-            let n = unsafe { libc::read(fd, self.buffer[at..].as_mut_ptr().cast(), READ_CHUNK) };
-            let error = (n < 0).then(io::Error::last_os_error);
-            self.buffer.truncate(at + usize::try_from(n).unwrap_or(0));
-            match (n, error) {
-                (0, _) => return Ok(Filled::End),
-                (_, Some(error)) if error.kind() == io::ErrorKind::WouldBlock => break,
-                (_, Some(error)) if error.kind() == io::ErrorKind::Interrupted => continue,
-                (_, Some(error)) => return Err(error),
-                _ => filled = Filled::Some,
+            // SAFETY: `scratch` is valid and writable for its whole length.
+            let n = unsafe { libc::read(fd, scratch.as_mut_ptr().cast(), scratch.len()) };
+            if n == 0 {
+                return Ok(Filled::End);
             }
+            let Ok(n) = usize::try_from(n) else {
+                let error = io::Error::last_os_error();
+                match error.kind() {
+                    io::ErrorKind::WouldBlock => break,
+                    io::ErrorKind::Interrupted => continue,
+                    // A Unix socket whose peer ended with input unread reports this once
+                    // what it sent is read: its end, as EOF was on a pipe.
+                    io::ErrorKind::ConnectionReset => return Ok(Filled::End),
+                    _ => return Err(error),
+                }
+            };
+            self.buffer
+                .extend_from_slice(&scratch[..n.min(scratch.len())]);
+            filled = Filled::Some;
             if self.unread() > self.cap.saturating_add(4) {
                 break;
             }

@@ -15,6 +15,8 @@ mod jail;
 mod liveness;
 pub mod locate;
 mod outbox;
+#[cfg(unix)]
+mod poller;
 mod privileges;
 pub mod process;
 mod reader;
@@ -22,6 +24,7 @@ pub mod remote;
 mod rlimits;
 mod serve;
 mod shared;
+#[cfg(unix)]
+mod socket;
 mod spawner;
-mod waker;
 pub mod wire;

@@ -1,6 +1,6 @@
 //! The addon's writes to one sandbox, which never block: a frame goes straight into the
-//! pipe while it has room, and what does not fit waits in a bounded backlog that the
-//! process's reader thread flushes as the pipe drains. Frames are never interleaved.
+//! socket while it has room, and what does not fit waits in a bounded backlog that the
+//! poller thread flushes as the socket drains. Frames are never interleaved.
 
 use crate::runtime::clock::now_ns;
 use parking_lot::Mutex;
@@ -14,19 +14,23 @@ pub const BACKLOG_CAP: usize = 8 << 20;
 /// What became of a frame handed to [`Outbox::send`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum Sent {
-    /// In the pipe, or waiting in the backlog for the reader thread to flush.
+    /// In the socket, or waiting in the backlog for the poller thread to flush.
     Accepted,
     /// The backlog is full: the sandbox has stopped reading.
     Overflow,
-    /// The pipe is closed (the sandbox ended or closed its input).
+    /// The socket is closed (the sandbox ended or closed its input), or the input ended.
     Closed,
 }
 
+/// Called when the backlog becomes non-empty: the poller must watch for room.
+pub type OnBacklog = Box<dyn Fn() + Send + Sync>;
+
 pub struct Outbox {
+    /// Only the poller thread closes it (`release`), after it stopped watching it.
     #[cfg(unix)]
-    fd: std::os::fd::OwnedFd,
+    fd: std::os::fd::RawFd,
     state: Mutex<Backlog>,
-    waker: super::waker::Waker,
+    on_backlog: OnBacklog,
 }
 
 #[derive(Default)]
@@ -35,25 +39,32 @@ struct Backlog {
     /// When the backlog last got shorter, or became non-empty.
     progress_ns: u64,
     closed: bool,
+    /// `close_input` was asked: the input ends once the backlog is through.
+    ending: bool,
+    /// The socket, until the poller releases it.
+    #[cfg(unix)]
+    socket: Option<std::os::fd::OwnedFd>,
 }
 
 impl Outbox {
-    /// Takes the write end of the sandbox's input and makes it non-blocking.
+    /// Takes the gateway's end of the sandbox's socket and makes it non-blocking.
     #[cfg(unix)]
-    pub fn new(input: std::process::ChildStdin) -> io::Result<Outbox> {
-        let fd = std::os::fd::OwnedFd::from(input);
-        super::waker::set_nonblocking(&fd)?;
+    pub fn new(socket: std::os::fd::OwnedFd, on_backlog: OnBacklog) -> io::Result<Outbox> {
+        super::socket::set_nonblocking(&socket)?;
         Ok(Outbox {
-            fd,
-            state: Mutex::new(Backlog::default()),
-            waker: super::waker::Waker::new()?,
+            fd: std::os::fd::AsRawFd::as_raw_fd(&socket),
+            state: Mutex::new(Backlog {
+                socket: Some(socket),
+                ..Backlog::default()
+            }),
+            on_backlog,
         })
     }
 
     /// Queues or writes one whole frame; never waits for the sandbox.
     pub fn send(&self, frame: &[u8]) -> Sent {
         let mut state = self.state.lock();
-        if state.closed {
+        if state.closed || state.ending {
             return Sent::Closed;
         }
         let mut rest = frame;
@@ -71,7 +82,7 @@ impl Outbox {
             state.progress_ns = now_ns();
             state.bytes.extend(rest);
             drop(state);
-            self.waker.wake();
+            (self.on_backlog)();
             return Sent::Accepted;
         }
         if state.bytes.len().saturating_add(rest.len()) > BACKLOG_CAP {
@@ -81,9 +92,12 @@ impl Outbox {
         Sent::Accepted
     }
 
-    /// The reader thread's turn: writes what the pipe takes. `Err` once the pipe is closed.
+    /// The poller thread's turn: writes what the socket takes. `Err` once it is closed.
     pub fn flush(&self) -> io::Result<()> {
         let mut state = self.state.lock();
+        if state.closed {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
         while !state.bytes.is_empty() {
             let (front, _) = state.bytes.as_slices();
             let written = match self.write_some(front) {
@@ -101,10 +115,30 @@ impl Outbox {
             state.progress_ns = now_ns();
         }
         if state.bytes.is_empty() {
-            // Let go of a large frame's memory once it is through.
-            state.bytes.shrink_to(64 << 10);
+            // Let go of a large frame's memory once it is through: an idle sandbox's
+            // backlog costs nothing, whatever it once held.
+            state.bytes = VecDeque::new();
+            if state.ending {
+                state.closed = true;
+                #[cfg(unix)]
+                if let Some(socket) = &state.socket {
+                    super::socket::shut_down_writes(socket);
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Ends the sandbox's input once what waits is through: it exits at the end of its
+    /// input. Later sends are refused.
+    pub fn close_input(&self) {
+        let mut state = self.state.lock();
+        state.ending = true;
+        let empty = state.bytes.is_empty();
+        drop(state);
+        if empty {
+            let _ = self.flush();
+        }
     }
 
     /// Bytes waiting, and how long the backlog has gone without getting shorter.
@@ -125,16 +159,23 @@ impl Outbox {
         state.bytes = VecDeque::new();
     }
 
+    /// The socket's number, valid until `release`: only the poller thread reads it.
     #[cfg(unix)]
     pub fn fd(&self) -> i32 {
-        std::os::fd::AsRawFd::as_raw_fd(&self.fd)
+        self.fd
     }
 
-    pub fn waker(&self) -> &super::waker::Waker {
-        &self.waker
+    /// Closes the socket; the poller's call, once it no longer watches it.
+    pub fn release(&self) {
+        let mut state = self.state.lock();
+        state.closed = true;
+        state.bytes = VecDeque::new();
+        #[cfg(unix)]
+        drop(state.socket.take());
     }
 
-    /// One non-blocking write; 0 when the pipe is full.
+    /// One non-blocking write; 0 when the socket is full. Called under the state lock, so
+    /// the socket is open (`closed` is set before it is released).
     #[cfg(unix)]
     fn write_some(&self, bytes: &[u8]) -> io::Result<usize> {
         loop {
@@ -160,13 +201,14 @@ mod tests {
 
     #[test]
     fn a_reader_that_stops_fills_the_backlog_and_never_blocks_the_writer() {
-        // `sleep` never reads its input: the pipe fills and the backlog takes the rest.
+        // `sleep` never reads its input: the socket fills and the backlog takes the rest.
+        let (gateway, end) = crate::sandbox::socket::pair().unwrap();
         let mut child = Command::new("sleep")
             .arg("30")
-            .stdin(Stdio::piped())
+            .stdin(Stdio::from(end))
             .spawn()
             .unwrap();
-        let outbox = Outbox::new(child.stdin.take().unwrap()).unwrap();
+        let outbox = Outbox::new(gateway, Box::new(|| {})).unwrap();
         let frame = vec![7u8; 1 << 20];
         assert_eq!(
             outbox.send(&frame),
@@ -178,12 +220,14 @@ mod tests {
             accepted += 1;
             assert!(accepted < 1000, "the backlog is bounded");
         }
-        assert_eq!(outbox.send(b"x"), Sent::Overflow);
+        // Nothing drains: a full backlog keeps refusing (a socket took a first write of
+        // its own size, so the room left is not a whole chunk).
+        assert_eq!(outbox.send(&frame[..1 << 16]), Sent::Overflow);
         let (waiting, _) = outbox.waiting().unwrap();
         assert!(waiting <= (1 << 20) + BACKLOG_CAP);
         let _ = child.kill();
         let _ = child.wait();
-        assert!(outbox.flush().is_err(), "a dead reader closes the pipe");
+        assert!(outbox.flush().is_err(), "a dead reader closes the socket");
         assert_eq!(outbox.send(b"x"), Sent::Closed);
     }
 }

@@ -1,9 +1,10 @@
 //! One sandbox process as the addon sees it: an attacker once a memory bug runs code in it.
 //! Writes to it never block, frames from it are capped, and a process that breaks the
-//! protocol, stops reading or stops answering is killed and reaped by its reader thread.
+//! protocol, stops reading or stops answering is killed, and reaped by the poller thread,
+//! which serves every process through the one socket the gateway holds for each.
 
 use super::outbox::{Outbox, Sent};
-use super::shared::{kill_pid, Shared};
+use super::shared::Shared;
 pub use super::shared::{Route, LIVE_PROCESSES};
 use super::wire::{queue_frame, ToChild};
 use parking_lot::Mutex;
@@ -31,37 +32,36 @@ pub struct SandboxProcess {
 }
 
 impl SandboxProcess {
-    /// Starts `executable` with an empty environment (the time zone aside), pipes on all
-    /// three descriptors (its stderr is read once it ends, for the death message), from
-    /// the one thread that lives as long as the gateway.
+    /// Starts `executable` with an empty environment (the time zone aside), one socket as
+    /// its stdin and stdout and `/dev/null` as its stderr (it reports a failure to start
+    /// in a `Fatal` frame), from the one thread that lives as long as the gateway.
     pub fn spawn(
         executable: &Path,
         executors: usize,
         limits: ProcessLimits,
     ) -> std::io::Result<Arc<SandboxProcess>> {
+        let hub = super::poller::hub()?;
+        let (socket, end) = super::socket::pair()?;
         let mut command = Command::new(executable);
         command
             .arg(executors.to_string())
             .arg(std::process::id().to_string())
             .arg(limits.data_limit_bytes.to_string())
             .env_clear()
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stdin(Stdio::from(end.try_clone()?))
+            .stdout(Stdio::from(end))
+            .stderr(Stdio::null());
         if let Some(zone) = std::env::var_os("TZ") {
             command.env("TZ", zone);
         }
+        // The spawner drops `command`, and with it the child's end, once it has started.
         let mut child = super::spawner::spawn(command)?;
         let pid = child.id();
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(input), Some(output), Some(errors)) = pipes else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::other("sandbox pipes missing"));
-        };
-        let outbox = match Outbox::new(input) {
+        let key = hub.key();
+        let outbox = match Outbox::new(socket, hub.on_backlog(key)) {
             Ok(outbox) => outbox,
             Err(error) => {
+                // Not yet watched by the poller: reaped here, right after the signal.
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(error);
@@ -77,19 +77,12 @@ impl SandboxProcess {
             issued_vms: AtomicU64::new(0),
             death: OnceLock::new(),
             violation: OnceLock::new(),
+            fatal: OnceLock::new(),
             unreaped: Mutex::new(true),
         });
         let cpu_clock = process_cpu_clock(pid);
-        let reader = super::reader::Reader::new(shared.clone(), limits.max_frame_bytes);
-        let spawned = std::thread::Builder::new()
-            .name("codemode-sandbox-reader".into())
-            .stack_size(256 * 1024)
-            .spawn(move || reader.run(child, output, errors));
-        if let Err(error) = spawned {
-            // The thread took the child with it; it is killed and never reaped here.
-            kill_pid(pid);
-            return Err(error);
-        }
+        let reader = super::reader::Reader::new(shared.clone(), child, limits.max_frame_bytes);
+        hub.watch(key, reader);
         Ok(Arc::new(SandboxProcess {
             shared,
             limits,
@@ -142,6 +135,23 @@ impl SandboxProcess {
             self.shared.commands.lock().remove(&vm);
         }
         sent
+    }
+
+    /// VMs that have a route (opened and not released) while the process lives.
+    pub fn open_vms(&self) -> usize {
+        self.shared.routes.lock().len()
+    }
+
+    /// VMs with a command sent and its answer not yet read.
+    pub fn commands_in_flight(&self) -> usize {
+        self.shared.commands.lock().len()
+    }
+
+    /// Ends the process's input once what waits for it is through: it then exits (the end
+    /// of its input ends it), and the poller reaps it. Nothing more can be sent.
+    pub fn close_input(&self) {
+        self.killed.store(true, Ordering::SeqCst);
+        self.shared.outbox.close_input();
     }
 
     /// Forgets VM `vm` here and in the process.

@@ -1,114 +1,40 @@
-//! A sandbox process's reader thread: polls its output, the addon's backlog for its input
-//! and a waker; routes each whole frame to its VM; kills the process for a frame it was
-//! not asked for or an input it stopped reading; then reaps it.
+//! One sandbox process as the poller thread serves it: routes each whole frame to its VM,
+//! kills the process for a frame it was not asked for or an input it stopped reading, then
+//! reaps it without waiting (`WNOHANG`; the poller retries) and records how it ended.
 
 use super::inbox::{Filled, Inbox};
 use super::shared::{Shared, LIVE_PROCESSES};
 use super::wire::FromChild;
-use std::process::{Child, ChildStderr, ChildStdout};
+use std::process::Child;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// How often the reader looks at a process whose input has bytes waiting.
-const CHECK_MS: i32 = 250;
 
 pub(super) struct Reader {
     shared: Arc<Shared>,
     inbox: Inbox,
+    child: Child,
 }
 
 impl Reader {
-    pub(super) fn new(shared: Arc<Shared>, max_frame: usize) -> Reader {
+    pub(super) fn new(shared: Arc<Shared>, child: Child, max_frame: usize) -> Reader {
         Reader {
             shared,
             inbox: Inbox::new(max_frame),
+            child,
         }
     }
 
-    /// Serves the process until it ends or is killed, then reaps it and records how it
-    /// ended. Dropping the routes disconnects every VM still waiting.
-    pub(super) fn run(mut self, mut child: Child, output: ChildStdout, errors: ChildStderr) {
-        #[cfg(unix)]
-        if let Err(error) = super::waker::set_nonblocking(&output) {
-            self.shared.violate(format!("could not be read ({error})"));
-        }
-        if self.shared.violation.get().is_none() {
-            self.serve(&output);
-        }
-        let how = {
-            let mut unreaped = self.shared.unreaped.lock();
-            // A process that closed its output but lives on (it should not) ends here.
-            let _ = child.kill();
-            let status = child.wait();
-            *unreaped = false;
-            super::death::describe(&self.shared, status, &errors)
-        };
-        self.shared.outbox.close();
-        let _ = self.shared.death.set(how);
-        self.shared.commands.lock().clear();
-        let routes = std::mem::take(&mut *self.shared.routes.lock());
-        drop(routes);
-        LIVE_PROCESSES.fetch_sub(1, Ordering::SeqCst);
+    pub(super) fn shared(&self) -> &Shared {
+        &self.shared
     }
 
+    /// Reads and routes what arrived; `Ok(false)` at the end of the output, `Err` names
+    /// what the process did that it must be killed for.
     #[cfg(unix)]
-    fn serve(&mut self, output: &ChildStdout) {
-        use std::os::fd::AsRawFd;
-        let output = output.as_raw_fd();
-        loop {
-            let writing = self.shared.outbox.waiting().is_some();
-            let mut fds = [
-                poll_fd(output, libc::POLLIN),
-                poll_fd(self.shared.outbox.waker().fd(), libc::POLLIN),
-                // Only while writing: a closed pipe reports an error at every poll.
-                poll_fd(
-                    if writing { self.shared.outbox.fd() } else { -1 },
-                    libc::POLLOUT,
-                ),
-            ];
-            // SAFETY: `fds` is a valid array of three pollfd for the call.
-            let ready =
-                unsafe { libc::poll(fds.as_mut_ptr(), 3, if writing { CHECK_MS } else { -1 }) };
-            if ready < 0
-                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
-            {
-                self.shared.violate("could not be polled".into());
-                return;
-            }
-            if fds[1].revents != 0 {
-                self.shared.outbox.waker().drain();
-            }
-            if fds[2].revents != 0 {
-                // A closed input shows as a failed write: sends fail from then on, and
-                // a command left waiting is judged below.
-                let _ = self.shared.outbox.flush();
-            }
-            if fds[0].revents != 0 {
-                match self.read(output) {
-                    Ok(true) => {}
-                    Ok(false) => return,
-                    Err(what) => {
-                        self.shared.violate(what);
-                        return;
-                    }
-                }
-            }
-            if let Some(what) = self.judge() {
-                self.shared.violate(what);
-                return;
-            }
-        }
-    }
-
-    #[cfg(not(unix))]
-    fn serve(&mut self, _output: &ChildStdout) {}
-
-    /// Reads and routes what arrived; `Ok(false)` at the end of the output.
-    #[cfg(unix)]
-    fn read(&mut self, output: i32) -> Result<bool, String> {
+    pub(super) fn read(&mut self, scratch: &mut [u8]) -> Result<bool, String> {
         let filled = self
             .inbox
-            .fill(output)
+            .fill(self.shared.outbox.fd(), scratch)
             .map_err(|error| format!("broke the protocol (its output failed: {error})"))?;
         while let Some(frame) = self
             .inbox
@@ -132,6 +58,11 @@ impl Reader {
         let (vm, answer) = match &message {
             FromChild::Bridge { vm, .. } => (*vm, false),
             FromChild::Done { vm, .. } => (*vm, true),
+            FromChild::Fatal { message } => {
+                // Why it cannot start, for the death message; only the first counts.
+                let _ = self.shared.fatal.set(super::death::clip(message));
+                return Ok(());
+            }
         };
         if vm == 0 || vm > self.shared.issued_vms.load(Ordering::SeqCst) {
             return Err(format!(
@@ -166,8 +97,8 @@ impl Reader {
             .map_err(|_| "was dropped after a fault in the addon".to_owned())
     }
 
-    /// Whether the process stopped reading its input: bytes wait and the pipe takes none.
-    fn judge(&self) -> Option<String> {
+    /// Whether the process stopped reading its input: bytes wait and the socket takes none.
+    pub(super) fn judge(&self) -> Option<String> {
         let (bytes, stalled) = self.shared.outbox.waiting()?;
         super::liveness::stalled(stalled, self.shared.pid).then(|| {
             format!(
@@ -176,13 +107,38 @@ impl Reader {
             )
         })
     }
-}
 
-#[cfg(unix)]
-fn poll_fd(fd: i32, events: i16) -> libc::pollfd {
-    libc::pollfd {
-        fd,
-        events,
-        revents: 0,
+    /// The process is done with (its output ended, or it is killed for `violation`): it is
+    /// killed (one that closed its output but lives on ends here) and its socket closed.
+    /// The poller stopped watching the socket first.
+    pub(super) fn end(&mut self, violation: Option<String>) {
+        match violation {
+            Some(what) => self.shared.violate(what),
+            None => self.shared.signal_kill(),
+        }
+        self.shared.outbox.release();
+    }
+
+    /// Reaps the killed process if it has ended, without waiting; true once reaped, when
+    /// every run it held has been told how it ended.
+    pub(super) fn try_reap(&mut self) -> bool {
+        let how = {
+            let mut unreaped = self.shared.unreaped.lock();
+            let status = match self.child.try_wait() {
+                Ok(None) => return false,
+                Ok(Some(status)) => Ok(status),
+                Err(error) => Err(error),
+            };
+            // Reaped (or lost to an error): its pid may be reused from now on.
+            *unreaped = false;
+            super::death::describe(&self.shared, status)
+        };
+        let _ = self.shared.death.set(how);
+        self.shared.commands.lock().clear();
+        // Dropping the routes disconnects every VM still waiting.
+        let routes = std::mem::take(&mut *self.shared.routes.lock());
+        drop(routes);
+        LIVE_PROCESSES.fetch_sub(1, Ordering::SeqCst);
+        true
     }
 }

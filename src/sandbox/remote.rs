@@ -1,7 +1,7 @@
 //! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`. Binding waits
 //! for the start, host replies and timer fires wait for the next drain, so a turn costs
 //! one round trip. The guest's bridge calls are served as they arrive, on the process's
-//! reader thread; host calls carry the sandbox's ids, which `calls` maps the run's ids to.
+//! poller thread; host calls carry the sandbox's ids, which `calls` maps the run's ids to.
 
 use super::liveness::Liveness;
 use super::process::SandboxProcess;
@@ -39,7 +39,7 @@ pub struct RemoteVm {
     lost: OnceLock<String>,
 }
 
-/// What the VM's turns and the reader thread serving its bridge calls share.
+/// What the VM's turns and the poller thread serving its bridge calls share.
 struct Link {
     vm: u64,
     process: Weak<SandboxProcess>,
@@ -58,7 +58,7 @@ struct Link {
 impl RemoteVm {
     pub fn new(process: Arc<SandboxProcess>) -> RemoteVm {
         // One command at a time per VM, and an answer nobody asked for is refused by the
-        // reader: one slot is enough.
+        // poller: one slot is enough.
         let (answers, done) = crossbeam_channel::bounded(1);
         let id = process.new_vm_id();
         let link = Arc::new(Link {
@@ -192,7 +192,7 @@ impl RemoteVm {
     }
 
     /// Sends the pending steps and `steps` and waits until the command is done (the
-    /// reader thread serves the guest's bridge calls meanwhile). Calls the host refused
+    /// poller thread serves the guest's bridge calls meanwhile). Calls the host refused
     /// are rejected in a follow-up command, as in-process they throw within the same
     /// turn. `None` if the process died first (the VM is then lost).
     fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
@@ -262,7 +262,7 @@ impl RemoteVm {
     fn lose(&self) -> Option<Done> {
         if self.process.death().is_none() {
             self.process.kill();
-            // The reader reaps the killed process, records why it ended, then drops the
+            // The poller reaps the killed process, records why it ended, then drops the
             // routes, which disconnects this channel.
             while self.done.recv().is_ok() {}
         }
@@ -275,7 +275,7 @@ impl RemoteVm {
     }
 }
 
-/// How long a sandbox may take to answer a command before its reader kills it: the run's
+/// How long a sandbox may take to answer a command before it is killed: the run's
 /// time left (the longest cell timeout while the clock is paused) and the watchdog's
 /// judgement of a stuck or starved turn, with room to spare.
 fn answer_within(remaining_ns: Option<u64>) -> Duration {
@@ -287,17 +287,19 @@ fn answer_within(remaining_ns: Option<u64>) -> Duration {
 }
 
 impl Link {
-    /// One message from the sandbox, on the process's reader thread: bridge calls are
+    /// One message from the sandbox, on the poller thread: bridge calls are
     /// served here in the order the guest made them; the command's answer goes to the
     /// turn waiting for it, after every call before it was served.
     fn receive(&self, message: FromChild, answers: &Sender<Done>) {
         let request = match message {
             FromChild::Done { done, .. } => {
-                // The reader lets only the answer to this VM's one command through.
+                // The poller lets only the answer to this VM's one command through.
                 let _ = answers.try_send(done);
                 return;
             }
             FromChild::Bridge { request, .. } => request,
+            // The process's own message, never routed to a VM.
+            FromChild::Fatal { .. } => return,
         };
         let Some(bridge) = self.bridge.get() else {
             return;

@@ -1,4 +1,4 @@
-//! What a sandbox process's handle and its reader thread share: the routes and commands
+//! What a sandbox process's handle and the poller thread share: the routes and commands
 //! of its VMs, the addon's writes to it, and how it ended. Killing it here is safe until it
 //! is reaped (its pid cannot be reused before), and never after.
 
@@ -12,11 +12,11 @@ use std::sync::{Arc, OnceLock};
 /// Sandbox processes alive (spawned and not yet reaped): for stats and leak checks.
 pub static LIVE_PROCESSES: AtomicUsize = AtomicUsize::new(0);
 
-/// What receives a VM's messages, on the reader thread; dropped when the VM is released
+/// What receives a VM's messages, on the poller thread (so it must never block); dropped when the VM is released
 /// or the process ends.
 pub type Route = Arc<dyn Fn(FromChild) + Send + Sync>;
 
-/// What the reader thread and the handle share.
+/// What the poller thread and the handle share.
 pub struct Shared {
     pub(super) pid: u32,
     pub(super) routes: Mutex<HashMap<u64, Route>>,
@@ -31,6 +31,8 @@ pub struct Shared {
     pub(super) death: OnceLock<String>,
     /// What the sandbox did that got it killed, if it was.
     pub(super) violation: OnceLock<String>,
+    /// The first `Fatal` message it sent (why it could not start), clipped.
+    pub(super) fatal: OnceLock<String>,
     /// Held while the process may be signalled; false once it is reaped (its pid may be
     /// reused from then on).
     pub(super) unreaped: Mutex<bool>,
@@ -38,7 +40,7 @@ pub struct Shared {
 
 impl Shared {
     /// Kills the process for what it did (the first reason is kept) and sends it nothing
-    /// more; the reader thread reaps it and reports the reason to every run it held.
+    /// more; the poller thread reaps it and reports the reason to every run it held.
     pub(super) fn violate(&self, what: String) {
         let _ = self.violation.set(what);
         self.outbox.close();
@@ -56,7 +58,7 @@ impl Shared {
 }
 
 /// SIGKILL to our own unreaped child `pid`.
-pub(super) fn kill_pid(pid: u32) {
+fn kill_pid(pid: u32) {
     #[cfg(unix)]
     // SAFETY: a plain signal to a process id that is our child and not yet reaped.
     unsafe {

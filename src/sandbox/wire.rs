@@ -84,6 +84,9 @@ pub enum FromChild {
     Bridge { vm: u64, request: BridgeRequest },
     /// A command ended.
     Done { vm: u64, done: Done },
+    /// The process cannot start (it exits next): the gateway puts `message` in the death
+    /// message. Accepted at any time; the sandbox's stderr goes nowhere.
+    Fatal { message: String },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
