@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// What a session's limits allow one sandbox process.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProcessLimits {
     /// The largest frame the sandbox may send.
     pub max_frame_bytes: usize,
@@ -142,6 +142,16 @@ impl SandboxProcess {
             self.shared.commands.lock().remove(&vm);
         }
         sent
+    }
+
+    /// VMs with a route here: open and not yet released.
+    pub fn open_vms(&self) -> usize {
+        self.shared.routes.lock().len()
+    }
+
+    /// Commands sent and not yet answered.
+    pub fn commands_in_flight(&self) -> usize {
+        self.shared.commands.lock().len()
     }
 
     /// Forgets VM `vm` here and in the process.
