@@ -215,7 +215,7 @@ fn a_parked_run_whose_process_died_answers_wait_as_unavailable() {
     assert_eq!(parked["status"], "waiting", "{parked}");
     let process = session
         .sandbox()
-        .and_then(|sandbox| sandbox.process())
+        .and_then(|sandbox| sandbox.processes().pop())
         .expect("the session runs a sandbox process");
     process.kill();
     let resumed = wait_within(&session, &run_id(&parked), PATIENCE).expect("the wait answers");

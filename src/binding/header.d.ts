@@ -146,6 +146,8 @@ export interface CodeModeSessionOptions {
   beforeToolCall?: (call: ToolCallRequest) => MaybePromise<ToolCallDecision>;
   /** Where cells run: worker threads of this process or a separate process. */
   isolation?: "process" | "thread";
+  /** `isolation: "process"`: sessions naming the same group may share sandbox processes (a compromised sandbox reaches every run of its group). Default: the runtime's `sandboxGroup`, else the session's own processes. */
+  sandboxGroup?: string;
   /** OpenTelemetry spans, made only when `@opentelemetry/api` has a registered tracer provider. */
   telemetry?: CodeModeTelemetryOptions;
 }
@@ -166,6 +168,12 @@ export interface CodeModeRuntimeOptions {
   maxStuckWorkers?: number;
   /** Where cells run by default: worker threads of this process or a separate process. */
   isolation?: "process" | "thread";
+  /** The `sandboxGroup` of sessions that name none (default none: each session has its own sandbox processes); `null` clears it. */
+  sandboxGroup?: string | null;
+  /** The most sandbox processes alive at once (default from the fd and pid limits, at most 65536; 1..65536). */
+  maxSandboxProcesses?: number;
+  /** A sandbox process holding no running or parked run ends after this long (default 30000; 0..3600000). */
+  sandboxIdleMs?: number;
 }
 /** The model's `exec` call: `code` (or `command`, the same text) and its language. */
 export interface CodeModeExecInput { code?: string; command?: string; language?: "javascript" | "typescript"; restartSafe?: boolean; }

@@ -22,6 +22,7 @@ struct OptionsJson {
     agent_run_id: Option<String>,
     limits: Option<Value>,
     isolation: Option<Value>,
+    sandbox_group: Option<Value>,
     #[serde(default)]
     tools: Vec<ToolJson>,
     #[serde(default)]
@@ -73,6 +74,10 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
     if let Some(isolation) = options.isolation.as_ref().filter(|i| !i.is_null()) {
         check_isolation(isolation, "isolation")?;
     }
+    let sandbox_group = match options.sandbox_group.filter(|g| !g.is_null()) {
+        Some(group) => Some(check_sandbox_group(&group, "sandboxGroup")?),
+        None => None,
+    };
     let tools: Vec<ToolSpec> = options.tools.into_iter().map(ToolSpec::from).collect();
     check_tool_schemas(&tools, "tools")?;
     Ok((
@@ -93,6 +98,7 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
                 .and_then(Value::as_str)
                 .and_then(Isolation::parse)
                 .unwrap_or_else(isolation::addon_default),
+            sandbox_group,
         },
         events,
     ))
@@ -124,6 +130,21 @@ pub fn check_isolation(value: &Value, path: &str) -> Result<(), String> {
         Some("process" | "thread") => Ok(()),
         _ => Err(format!(
             "{path} must be \"process\" or \"thread\" (got {value})."
+        )),
+    }
+}
+
+/// The longest `sandboxGroup` name.
+const MAX_GROUP_CHARS: usize = 256;
+
+/// `sandboxGroup` (a session's or the runtime's default): a name of 1 to 256 characters.
+pub fn check_sandbox_group(value: &Value, path: &str) -> Result<String, String> {
+    match value.as_str() {
+        Some(name) if !name.is_empty() && name.chars().count() <= MAX_GROUP_CHARS => {
+            Ok(name.to_owned())
+        }
+        _ => Err(format!(
+            "{path} must be a string of 1 to {MAX_GROUP_CHARS} characters naming the sessions that may share sandbox processes (got {value})."
         )),
     }
 }

@@ -1,10 +1,9 @@
-//! Where a session's guests run, the process-wide default, and a session's sandbox
-//! process: started on its first cell, replaced when it dies, ended with the session.
+//! Where a session's guests run, the process-wide default, and a session's way to its
+//! sandbox processes (see `pool` and `group`).
 
-use super::locate::executable;
+use super::group::{Group, VMS_PER_PROCESS};
 use super::process::{ProcessLimits, SandboxProcess};
 use super::remote::RemoteVm;
-use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -65,57 +64,61 @@ pub fn addon_default() -> Isolation {
     }
 }
 
-/// A session's sandbox process, started lazily.
-#[derive(Default)]
+/// A session's way to sandbox processes: its group's, started lazily, replaced when one
+/// dies, ended when idle.
 pub struct Sandbox {
-    current: Mutex<Option<Arc<SandboxProcess>>>,
+    group: Arc<Group>,
 }
 
 impl Sandbox {
-    /// A VM in the session's process, starting a fresh process if there is none or the
-    /// last one died. `executors`: how many commands the process runs at once; `limits`:
-    /// what the session's limits allow a process started now.
-    pub fn new_vm(&self, executors: usize, limits: ProcessLimits) -> Result<RemoteVm, String> {
-        let mut current = self.current.lock();
-        let process = match current.as_ref() {
-            Some(process) if process.is_usable() => process.clone(),
-            _ => {
-                let path = executable()?;
-                let process = SandboxProcess::spawn(&path, executors, limits).map_err(|error| {
-                    format!(
-                        "code mode sandbox process could not start ({}): {error}",
-                        path.display()
-                    )
-                })?;
-                *current = Some(process.clone());
-                process
-            }
+    /// The sandbox of a session in group `name` (else the configured default group, else
+    /// a private one).
+    pub fn for_session(name: Option<&str>) -> Sandbox {
+        Sandbox {
+            group: super::pool::group_for(name),
+        }
+    }
+
+    /// A VM for a session with `limits`, in a process of its group. A private group's
+    /// process runs one command at a time (the session's concurrency comes from more
+    /// processes); a shared group's runs as many as the gateway has workers.
+    pub fn new_vm(&self, limits: &crate::limits::Limits) -> Result<RemoteVm, String> {
+        let executors = if self.group.name().is_some() {
+            crate::runtime::pool::global().threads()
+        } else {
+            1
         };
-        Ok(RemoteVm::new(process))
+        self.group.new_vm(
+            process_limits(limits),
+            executors,
+            &super::pool::end_one_idle,
+        )
     }
 
-    /// Lets go of the process (session closed): it ends when its last VM is released.
+    /// The session closed: a private group lets go of its processes, each ending when its
+    /// last VM is released; a shared group keeps them for its other sessions.
     pub fn release(&self) {
-        self.current.lock().take();
+        if self.group.name().is_none() {
+            self.group.release();
+        }
     }
 
-    /// The process running now, if any (tests and stats).
-    pub fn process(&self) -> Option<Arc<SandboxProcess>> {
-        self.current.lock().clone()
+    /// The processes of the session's group running now (tests and stats).
+    pub fn processes(&self) -> Vec<Arc<SandboxProcess>> {
+        self.group.processes()
     }
 }
 
 /// What a session's `limits` allow its sandbox process: frames as large as the largest
 /// value the session lets through (tool input, output, a parked run), with room for JSON
 /// escapes; memory for every VM it may hold at its memory limit.
-pub fn process_limits(limits: &crate::limits::Limits, executors: usize) -> ProcessLimits {
+pub fn process_limits(limits: &crate::limits::Limits) -> ProcessLimits {
     const MIB: u64 = 1 << 20;
     let largest = limits
         .max_tool_input_bytes
         .max(limits.max_output_bytes)
         .max(limits.max_snapshot_bytes);
-    let vms =
-        u64::try_from(executors + crate::limits::DEFAULT_MAX_SUSPENDED_RUNS).unwrap_or(u64::MAX);
+    let vms = u64::try_from(VMS_PER_PROCESS).unwrap_or(u64::MAX);
     ProcessLimits {
         max_frame_bytes: usize::try_from(largest.saturating_mul(2).saturating_add(MIB))
             .unwrap_or(usize::MAX),

@@ -1,14 +1,17 @@
-//! `isolation: "process"`: guests run in sandbox processes built from this crate, one per
-//! session, so a crash, abort or stuck built-in in QuickJS ends that process, not the gateway;
-//! the addon treats each process as an attacker (see docs/security.md).
+//! `isolation: "process"`: guests run in sandbox processes built from this crate, shared only
+//! within a trust group (a session's own by default), so a crash in QuickJS ends that
+//! process, not the gateway; the addon treats each process as an attacker (docs/security.md).
 
+pub mod capacity;
 pub mod child;
 mod death;
 #[cfg(target_os = "linux")]
 mod filter;
 #[cfg(all(test, target_os = "linux"))]
 mod forked;
+pub mod group;
 pub mod handle;
+mod host_limits;
 mod inbox;
 pub mod isolation;
 mod jail;
@@ -17,6 +20,7 @@ pub mod locate;
 mod outbox;
 #[cfg(unix)]
 mod poller;
+pub mod pool;
 mod privileges;
 pub mod process;
 mod reader;

@@ -35,6 +35,8 @@ pub struct SessionConfig {
     pub surfaces: SurfacesJson,
     /// Where this session's guests run.
     pub isolation: Isolation,
+    /// `sandboxGroup`: sessions naming the same group may share sandbox processes.
+    pub sandbox_group: Option<String>,
 }
 
 #[derive(Default)]
@@ -64,7 +66,7 @@ pub struct SessionCore {
     pub(super) mcp: RwLock<McpCatalog>,
     /// Masks secrets in nested-call previews and events (`redaction` option).
     pub(super) redactor: Arc<Redactor>,
-    /// The sandbox process of `isolation: "process"`.
+    /// The way to its group's sandbox processes, in `isolation: "process"`.
     pub(super) sandbox: Option<Sandbox>,
     /// Exec and wait calls waiting for the MCP tools to load.
     pub(super) pending_starts: PendingStarts<SessionCore>,
@@ -91,7 +93,7 @@ impl SessionCore {
                         .into(),
                 )
             }
-            Isolation::Process => Some(Sandbox::default()),
+            Isolation::Process => Some(Sandbox::for_session(config.sandbox_group.as_deref())),
             Isolation::Thread => None,
         };
         let mcp = McpCatalog::pending(config.surfaces.mcp_servers.clone());

@@ -31,6 +31,7 @@ pub fn core_loading_mcp(mcp_servers: &[&str]) -> Arc<SessionCore> {
             ..SurfacesJson::default()
         },
         isolation: crate::sandbox::isolation::Isolation::Thread,
+        sandbox_group: None,
     };
     match SessionCore::new(config, Arc::new(SilentHost)) {
         Ok(core) => core,

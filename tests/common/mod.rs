@@ -63,6 +63,7 @@ pub fn session_in(
             tools,
             max_tool_calls: None,
             surfaces: Default::default(),
+            sandbox_group: None,
             isolation,
         },
         host,

@@ -11,7 +11,7 @@
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
   // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
-  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation", "telemetry"];
+  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation", "sandboxGroup", "telemetry"];
   // The keys of the `telemetry` option.
   const TELEMETRY_KEYS = ["enabled", "captureContent"];
   // Every key a tool definition has; the other tool formats' names for them are pointed to.
@@ -312,6 +312,7 @@
         agentRunId: optionalString(options.agentRunId, "agentRunId"),
         limits: options.limits || undefined,
         isolation: options.isolation,
+        sandboxGroup: options.sandboxGroup,
         redaction: redactionAsText(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,

@@ -40,10 +40,8 @@ impl Cell {
                 crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
             return Ok(VmHandle::Thread(vm));
         };
-        let executors = pool::global().threads() + 1;
-        let limits = crate::sandbox::isolation::process_limits(self.owner.limits(), executors);
         let vm = sandbox
-            .new_vm(executors, limits)
+            .new_vm(self.owner.limits())
             .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
         if panic_probe::armed(code, panic_probe::SANDBOX_MARKER) {
             let probe = ToChild::Forbidden {

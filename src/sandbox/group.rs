@@ -1,0 +1,196 @@
+//! One trust group's sandbox processes: a new VM goes to a process of the group with the
+//! same limits and a free executor, else to a new process. Processes never hold VMs of
+//! another group, so a compromised sandbox reaches only its own group's runs.
+
+use super::capacity::{self, Settings};
+use super::process::{ProcessLimits, SandboxProcess};
+use super::remote::RemoteVm;
+use parking_lot::Mutex;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The most VMs one process holds: its memory backstop is sized for them, and a crash loses
+/// no more runs than this.
+pub const VMS_PER_PROCESS: usize = 64;
+
+/// A process the group holds, and since when it has held no VM.
+struct Held {
+    process: Arc<SandboxProcess>,
+    limits: ProcessLimits,
+    executors: usize,
+    idle_since: Option<Instant>,
+}
+
+impl Held {
+    fn fits(&self, limits: ProcessLimits) -> bool {
+        self.process.is_usable()
+            && self.limits == limits
+            && self.process.open_vms() < VMS_PER_PROCESS
+    }
+
+    fn has_free_executor(&self) -> bool {
+        self.process.commands_in_flight() < self.executors
+    }
+}
+
+pub struct Group {
+    /// `None` for a session's private group.
+    name: Option<String>,
+    held: Mutex<Vec<Held>>,
+}
+
+/// Where a new VM goes: an existing process, or a new one to start.
+enum Placement {
+    Existing(Arc<SandboxProcess>),
+    Start,
+}
+
+impl Group {
+    pub fn new(name: Option<String>) -> Group {
+        Group {
+            name,
+            held: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// A VM for a session with these limits; `executors` is what a new process gets, and
+    /// `make_room` ends an idle process elsewhere when the process cap is reached.
+    pub fn new_vm(
+        &self,
+        limits: ProcessLimits,
+        executors: usize,
+        make_room: &dyn Fn(),
+    ) -> Result<RemoteVm, String> {
+        // One retry: the first try may find the process cap reached, and an idle process
+        // elsewhere can be ended for room (outside this group's lock: it takes others').
+        for attempt in 0..2 {
+            let mut held = self.held.lock();
+            self.forget_ended(&mut held);
+            let placement = match choose(&held, limits) {
+                Some(process) => Placement::Existing(process),
+                None if capacity::reserve() => Placement::Start,
+                None => match least_busy(&held, limits) {
+                    Some(process) => Placement::Existing(process),
+                    None if attempt == 0 => {
+                        drop(held);
+                        make_room();
+                        continue;
+                    }
+                    None => return Err(capacity::full_message()),
+                },
+            };
+            let process = match placement {
+                Placement::Existing(process) => process,
+                Placement::Start => match capacity::start(executors, limits) {
+                    Ok(process) => {
+                        held.push(Held {
+                            process: process.clone(),
+                            limits,
+                            executors,
+                            idle_since: None,
+                        });
+                        process
+                    }
+                    Err(error) => {
+                        capacity::unreserve(1);
+                        return Err(error);
+                    }
+                },
+            };
+            if let Some(entry) = held.iter_mut().find(|h| Arc::ptr_eq(&h.process, &process)) {
+                entry.idle_since = None;
+            }
+            return Ok(RemoteVm::new(process));
+        }
+        Err(capacity::full_message())
+    }
+
+    /// Lets go of every process (a private group's session closed): each ends when its last
+    /// VM is released.
+    pub fn release(&self) {
+        let released = std::mem::take(&mut *self.held.lock());
+        capacity::unreserve(released.len());
+    }
+
+    /// Ends processes that held no VM for `settings.idle`; true if the group holds none now.
+    pub fn sweep(&self, now: Instant, settings: &Settings) -> bool {
+        let mut held = self.held.lock();
+        self.forget_ended(&mut held);
+        let before = held.len();
+        held.retain_mut(|entry| {
+            if !is_idle(entry) {
+                entry.idle_since = None;
+                return true;
+            }
+            let since = *entry.idle_since.get_or_insert(now);
+            now.duration_since(since) < settings.idle
+        });
+        capacity::unreserve(before - held.len());
+        held.is_empty()
+    }
+
+    /// Since when the longest-idle process here has held no VM (`now` if a sweep has not
+    /// seen it idle yet), if one holds none.
+    pub fn oldest_idle(&self, now: Instant) -> Option<Instant> {
+        let held = self.held.lock();
+        held.iter()
+            .filter(|entry| is_idle(entry))
+            .map(|entry| entry.idle_since.unwrap_or(now))
+            .min()
+    }
+
+    /// Ends an idle process that has been idle since `since` or earlier.
+    pub fn end_idle_since(&self, since: Instant, now: Instant) -> bool {
+        let mut held = self.held.lock();
+        let Some(index) = held
+            .iter()
+            .position(|entry| is_idle(entry) && entry.idle_since.unwrap_or(now) <= since)
+        else {
+            return false;
+        };
+        held.swap_remove(index);
+        capacity::unreserve(1);
+        true
+    }
+
+    /// Processes held now (stats and tests).
+    pub fn processes(&self) -> Vec<Arc<SandboxProcess>> {
+        self.held.lock().iter().map(|h| h.process.clone()).collect()
+    }
+
+    fn forget_ended(&self, held: &mut Vec<Held>) {
+        let before = held.len();
+        held.retain(|entry| entry.process.is_usable());
+        capacity::unreserve(before - held.len());
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        capacity::unreserve(self.held.get_mut().len());
+    }
+}
+
+fn is_idle(entry: &Held) -> bool {
+    entry.process.open_vms() == 0 && entry.process.commands_in_flight() == 0
+}
+
+/// The first process that fits and has an executor free: VMs pack into few processes, so
+/// the rest can go idle and end.
+fn choose(held: &[Held], limits: ProcessLimits) -> Option<Arc<SandboxProcess>> {
+    held.iter()
+        .find(|entry| entry.fits(limits) && entry.has_free_executor())
+        .map(|entry| entry.process.clone())
+}
+
+/// At the process cap: the fitting process with the fewest commands running.
+fn least_busy(held: &[Held], limits: ProcessLimits) -> Option<Arc<SandboxProcess>> {
+    held.iter()
+        .filter(|entry| entry.fits(limits))
+        .min_by_key(|entry| entry.process.commands_in_flight())
+        .map(|entry| entry.process.clone())
+}
