@@ -2,7 +2,7 @@
 // (`codemode-sandbox` in the package root), where the addon looks for it. `--release`
 // for the optimised build that `npm run build` makes.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, chmodSync } from "node:fs";
+import { copyFileSync, chmodSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,5 +21,9 @@ if (release) args.push("--release");
 if (target) args.push("--target", target);
 execFileSync("cargo", args, { cwd: root, stdio: "inherit" });
 const built = join(root, "target", ...(target ? [target] : []), release ? "release" : "debug", exe);
-copyFileSync(built, join(root, exe));
-chmodSync(join(root, exe), 0o755);
+// Copied beside and renamed over: a running sandbox keeps its old file (writing into a
+// running executable fails with ETXTBSY).
+const staged = join(root, `${exe}.building`);
+copyFileSync(built, staged);
+chmodSync(staged, 0o755);
+renameSync(staged, join(root, exe));
