@@ -40,7 +40,9 @@ impl Cell {
                 crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
             return Ok(VmHandle::Thread(vm));
         };
-        let executors = pool::global().threads() + 1;
+        // One executor: a process serves one session's cells, which wait for each other;
+        // more concurrency comes from more processes.
+        let executors = 1;
         let limits = crate::sandbox::isolation::process_limits(self.owner.limits(), executors);
         let vm = sandbox
             .new_vm(executors, limits)
