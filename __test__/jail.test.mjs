@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,10 +84,15 @@ describe('a sandbox process seen from /proc', { skip: !linux }, () => {
     assert.equal(seen.Seccomp, '2');
   });
 
-  test('it holds only stdin, stdout and stderr, and no environment but the time zone', () => {
-    assert.deepEqual(readdirSync(`/proc/${sandbox}/fd`).sort(), ['0', '1', '2']);
+  test('it holds only stdin, stdout, stderr and its own eventfd, and no environment but the time zone', () => {
+    assert.deepEqual(readdirSync(`/proc/${sandbox}/fd`).sort(), ['0', '1', '2', '3']);
+    assert.equal(readlinkSync(`/proc/${sandbox}/fd/3`), 'anon_inode:[eventfd]');
     const environment = readFileSync(`/proc/${sandbox}/environ`, 'utf8').split('\0').filter(Boolean);
     assert.ok(environment.length <= 1 && environment.every((entry) => entry.startsWith('TZ=')), environment.join(' '));
+  });
+
+  test('it has two threads, its main thread and one executor, and can start no other', () => {
+    assert.equal(status(sandbox).Threads, '2');
   });
 
   test('its limits: an hour of CPU, data and address-space ceilings, 16 descriptors, no processes, no core files', () => {
