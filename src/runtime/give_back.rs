@@ -17,18 +17,3 @@ pub fn free_memory_of_this_thread() {
         libc::malloc_trim(0);
     }
 }
-
-/// Allocator settings for a process that is mostly idle: memory freed is returned at
-/// once rather than kept for reuse. Call before any thread but the main one starts.
-pub fn prefer_small_footprint() {
-    #[cfg(feature = "mimalloc")]
-    // SAFETY: mi_option_set only stores the value; no thread but this one allocates yet.
-    unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
-    }
-}
-
-/// `mi_option_purge_delay` (milliseconds before freed memory is returned; 0: at once): its
-/// place in mimalloc 3's `mi_option_e`, which the crate does not name.
-#[cfg(feature = "mimalloc")]
-const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;

@@ -29,7 +29,6 @@ pub fn serve(args: Args) -> i32 {
     // command that will never answer.
     std::panic::set_hook(Box::new(|_| std::process::abort()));
     jail::close_inherited_fds();
-    crate::runtime::give_back::prefer_small_footprint();
     // Credentials are per thread: they change before the first thread starts, so every
     // thread inherits them.
     match privileges::give_up(args.parent_pid) {
@@ -45,6 +44,8 @@ pub fn serve(args: Args) -> i32 {
         return 70;
     };
     // One spare per executor: each may bind a cell at once, and refills after answering.
+    // None at start: made while the jail closes, it made no measurable difference to a
+    // new session's first cell (bench/README.md).
     let executors = args.executors.max(1);
     let out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
     let intake = Arc::new(Intake::new(out, Spares::on_demand(executors), wake));
@@ -53,17 +54,13 @@ pub fn serve(args: Args) -> i32 {
     // executor may read a frame before it is closed.
     let started = Arc::new(Barrier::new(executors + 1));
     let jailed = Arc::new(Barrier::new(executors + 1));
-    for n in 0..executors {
+    for _ in 0..executors {
         let (started, jailed, intake) = (started.clone(), jailed.clone(), intake.clone());
         let spawned = std::thread::Builder::new()
             .name("codemode-sandbox".into())
             .stack_size(crate::runtime::pool::WORKER_STACK_BYTES)
             .spawn(move || {
                 started.wait();
-                // The first cell's VM, made while the jail closes.
-                if n == 0 {
-                    intake.spares.fill_to(1);
-                }
                 jailed.wait();
                 intake.execute();
             });

@@ -46,8 +46,8 @@ pub(super) struct Intake {
     /// Ends the main thread's wait on the pipe when an executor becomes idle.
     wake: Wake,
     guests: Mutex<HashMap<u64, Arc<Guest>>>,
-    pub(super) out: Out,
-    pub(super) spares: Spares,
+    out: Out,
+    spares: Spares,
 }
 
 impl Intake {
