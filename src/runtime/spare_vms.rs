@@ -147,3 +147,25 @@ fn addon_spares() -> Option<&'static Spares> {
         spawned.ok().map(|()| spares)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Spares;
+
+    #[test]
+    fn spares_without_a_housekeeper_fill_on_tidy_and_empty_on_clear() {
+        let spares = Spares::on_demand(2);
+        assert_eq!(spares.ready.lock().len(), 0, "none before the first tidy");
+        spares.tidy(true);
+        assert_eq!(spares.ready.lock().len(), 2);
+        let vm = spares.take().expect("a blank VM");
+        assert_eq!(spares.ready.lock().len(), 1, "taking asks nobody to refill");
+        spares.free(Box::new(vm));
+        assert_eq!(spares.to_free.lock().len(), 1, "freed at the next tidy, not now");
+        spares.tidy(false);
+        assert_eq!((spares.to_free.lock().len(), spares.ready.lock().len()), (0, 1));
+        spares.clear();
+        assert_eq!(spares.ready.lock().len(), 0);
+        assert!(spares.take().is_ok(), "with no spare, one is made on the spot");
+    }
+}
