@@ -161,11 +161,21 @@ mod tests {
         let vm = spares.take().expect("a blank VM");
         assert_eq!(spares.ready.lock().len(), 1, "taking asks nobody to refill");
         spares.free(Box::new(vm));
-        assert_eq!(spares.to_free.lock().len(), 1, "freed at the next tidy, not now");
+        assert_eq!(
+            spares.to_free.lock().len(),
+            1,
+            "freed at the next tidy, not now"
+        );
         spares.tidy(false);
-        assert_eq!((spares.to_free.lock().len(), spares.ready.lock().len()), (0, 1));
+        assert_eq!(
+            (spares.to_free.lock().len(), spares.ready.lock().len()),
+            (0, 1)
+        );
         spares.clear();
         assert_eq!(spares.ready.lock().len(), 0);
-        assert!(spares.take().is_ok(), "with no spare, one is made on the spot");
+        assert!(
+            spares.take().is_ok(),
+            "with no spare, one is made on the spot"
+        );
     }
 }
