@@ -43,12 +43,13 @@ pub fn serve(args: Args) -> i32 {
     let Ok(wake) = Wake::new() else {
         return 70;
     };
-    // One spare per executor: each may bind a cell at once, and refills after answering.
-    // None at start: made while the jail closes, it made no measurable difference to a
-    // new session's first cell (bench/README.md).
+    // One spare per executor, each of which may bind a cell at once, and one more: back to
+    // back cells then find one ready while the one taken is remade. None at start: made
+    // while the jail closes, it made no measurable difference to a new session's first
+    // cell (bench/README.md).
     let executors = args.executors.max(1);
     let out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
-    let intake = Arc::new(Intake::new(out, Spares::on_demand(executors), wake));
+    let intake = Arc::new(Intake::new(out, Spares::on_demand(executors + 1), wake));
     // Every thread must be fully started before the jail (thread start-up itself makes
     // system calls the filter forbids, and the filter forbids starting threads), and no
     // executor may read a frame before it is closed.

@@ -1,7 +1,7 @@
 //! Who reads the addon's pipe. An idle executor reads, and runs the command it reads
-//! itself; the main thread reads only while every executor is busy, so replies and aborts
-//! for running guests are always read, queueing commands and giving the pipe back to the
-//! first executor that becomes idle. The reader notices idleness and trims memory.
+//! itself; the main thread reads only while every executor is busy (so replies and aborts
+//! for running guests are always read), queueing commands, and gives the pipe back to the
+//! first executor that becomes idle. Threads that see no frame for a while trim memory.
 
 use super::super::jail;
 use super::super::wire::{read_frame, ToChild};
@@ -124,11 +124,18 @@ impl Intake {
                 self.read_for_busy_executors(&mut trimmed);
                 turn = self.turn.lock();
                 self.pass_pipe(&mut turn);
+                if turn.idle > 0 {
+                    // An executor reads now; the spare the last command took is made here,
+                    // beside it, rather than on it before the next command.
+                    drop(turn);
+                    self.spares.tidy(true);
+                    turn = self.turn.lock();
+                }
             } else if trimmed {
                 self.for_main.wait(&mut turn);
             } else if self.for_main.wait_for(&mut turn, IDLE).timed_out() {
                 drop(turn);
-                free_memory_of_this_thread();
+                self.trim();
                 trimmed = true;
                 turn = self.turn.lock();
             }
@@ -155,12 +162,18 @@ impl Intake {
 
     fn run(&self, (guest, clock, steps): Job) {
         guest.run(clock, steps, &self.out, &self.spares);
-        // Spares are made after the answer is written, and only when no command waits.
-        let refill = self.turn.lock().jobs.is_empty();
+        // Spares are made after the answer is written and only when no command waits; by
+        // the main thread if it holds the pipe, since it hands the pipe back now and then
+        // has nothing to do.
+        let refill = {
+            let turn = self.turn.lock();
+            turn.jobs.is_empty() && turn.reader != Reader::Main
+        };
         self.spares.tidy(refill);
     }
 
-    /// Idle: spares and free memory go back to the system.
+    /// Idle: spares and free memory go back to the system. Each thread that made spares
+    /// trims, so whichever comes last returns the pages of those the other freed.
     fn trim(&self) {
         self.spares.clear();
         free_memory_of_this_thread();
@@ -194,7 +207,7 @@ impl Intake {
                 match wait_for_input(Some(&self.wake), (!*trimmed).then_some(IDLE)) {
                     Ready::Woken => return,
                     Ready::TimedOut => {
-                        free_memory_of_this_thread();
+                        self.trim();
                         *trimmed = true;
                         continue;
                     }
