@@ -120,6 +120,9 @@ impl Intake {
             if turn.reader == Reader::Nobody && turn.idle == 0 {
                 turn.reader = Reader::Main;
                 turn.main_asked = false;
+                // Busy again: the spares it makes, and the VMs it made that executors free,
+                // are returned at its next idle trim.
+                trimmed = false;
                 drop(turn);
                 self.read_for_busy_executors(&mut trimmed);
                 turn = self.turn.lock();
