@@ -1,7 +1,6 @@
-//! Spare VMs: blank runtimes (context, natives, prelude; no user code, no session) kept
-//! ready so a new cell skips creating one. The addon's are kept by a housekeeping thread;
-//! a sandbox process keeps its own on its executors (`on_demand`). A spare is bound to
-//! exactly one cell and dropped with it, never reused.
+//! Spare VMs: blank runtimes (no user code, no session) kept ready so a new cell skips
+//! making one, by a housekeeping thread in the addon and by their owner in a sandbox
+//! process (`on_demand`). A spare is bound to exactly one cell and dropped with it.
 
 use crate::guest::vm::{StartError, Vm};
 use crossbeam_channel::{Receiver, Sender};

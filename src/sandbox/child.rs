@@ -1,7 +1,6 @@
-//! The sandbox process's side: VMs keyed by id, commands run on a fixed set of executor
-//! threads started before the jail closes (the main thread reads the pipe while they are
-//! busy), bridge calls forwarded to the addon. The end of its input (the addon exited or
-//! was killed) ends the process at once.
+//! The sandbox process's side: VMs keyed by id, commands run on executor threads started
+//! before the jail closes, bridge calls forwarded to the addon. The end of its input (the
+//! addon exited or was killed) ends the process at once.
 
 mod args;
 mod guest;

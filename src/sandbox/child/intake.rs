@@ -1,7 +1,6 @@
-//! Who reads the addon's pipe. An idle executor reads, and runs the command it reads
-//! itself; the main thread reads only while every executor is busy (so replies and aborts
-//! for running guests are always read), queueing commands, and gives the pipe back to the
-//! first executor that becomes idle. Threads that see no frame for a while trim memory.
+//! Who reads the addon's pipe: an idle executor, which runs the command it reads, else the
+//! main thread, which queues commands until an executor is free (so a running guest's
+//! replies and aborts are always read). A thread that sees no frame for a while trims.
 
 use super::super::jail;
 use super::super::wire::{read_frame, ToChild};
