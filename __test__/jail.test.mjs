@@ -84,15 +84,20 @@ describe('a sandbox process seen from /proc', { skip: !linux }, () => {
     assert.equal(seen.Seccomp, '2');
   });
 
-  test('it holds only stdin, stdout and stderr, and no environment but the time zone', () => {
-    assert.deepEqual(readdirSync(`/proc/${sandbox}/fd`).sort(), ['0', '1', '2']);
+  test('it holds only stdin, stdout, stderr and its own eventfd, and no environment but the time zone', () => {
+    assert.deepEqual(readdirSync(`/proc/${sandbox}/fd`).sort(), ['0', '1', '2', '3']);
     // stdin and stdout are one socket to the gateway; stderr goes nowhere.
-    const [input, output, errors] = ['0', '1', '2'].map((fd) => readlinkSync(`/proc/${sandbox}/fd/${fd}`));
+    const [input, output, errors, wake] = ['0', '1', '2', '3'].map((fd) => readlinkSync(`/proc/${sandbox}/fd/${fd}`));
     assert.match(input, /^socket:\[\d+\]$/);
     assert.equal(output, input);
     assert.equal(errors, '/dev/null');
+    assert.equal(wake, 'anon_inode:[eventfd]');
     const environment = readFileSync(`/proc/${sandbox}/environ`, 'utf8').split('\0').filter(Boolean);
     assert.ok(environment.length <= 1 && environment.every((entry) => entry.startsWith('TZ=')), environment.join(' '));
+  });
+
+  test('it has two threads, its main thread and one executor, and can start no other', () => {
+    assert.equal(status(sandbox).Threads, '2');
   });
 
   test('its limits: an hour of CPU, data and address-space ceilings, 16 descriptors, no processes, no core files', () => {

@@ -6,6 +6,7 @@ pub mod alloc_budget;
 pub mod bounded;
 pub mod clock;
 pub mod cpu_clock;
+pub mod give_back;
 pub mod panic_probe;
 pub mod pool;
 pub mod priority;

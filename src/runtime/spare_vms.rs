@@ -1,6 +1,6 @@
-//! Spare VMs: a housekeeping thread keeps blank runtimes (context, natives, prelude; no
-//! user code, no session) ready so a new cell skips creating one, and frees what it is
-//! handed. A spare is bound to exactly one cell and dropped with it, never reused.
+//! Spare VMs: blank runtimes (no user code, no session) kept ready so a new cell skips
+//! making one, by a housekeeping thread in the addon and by their owner in a sandbox
+//! process (`on_demand`). A spare is bound to exactly one cell and dropped with it.
 
 use crate::guest::vm::{StartError, Vm};
 use crossbeam_channel::{Receiver, Sender};
@@ -18,7 +18,10 @@ enum Chore {
 
 pub struct Spares {
     ready: Mutex<Vec<Vm>>,
-    chores: Sender<Chore>,
+    /// The housekeeper's queue; `None` when the owner refills and frees (`tidy`, `clear`).
+    chores: Option<Sender<Chore>>,
+    /// What `free` was handed when there is no housekeeper, until the next `tidy`.
+    to_free: Mutex<Vec<Box<dyn Send>>>,
     refill_asked: AtomicBool,
     target: usize,
 }
@@ -28,22 +31,35 @@ impl Spares {
     /// VMs, then fills to `target` after each take and frees what `free` hands it.
     pub fn new(target: usize, first: usize) -> (Spares, impl FnOnce(&Spares)) {
         let (chores, queue) = crossbeam_channel::unbounded();
-        let spares = Spares {
-            ready: Mutex::new(Vec::new()),
-            chores,
-            refill_asked: AtomicBool::new(false),
-            target,
-        };
+        let spares = Spares::with(Some(chores), target);
         (spares, move |spares: &Spares| {
             spares.keep_house(first, &queue)
         })
     }
 
+    /// Spares with no housekeeper: the owner calls `tidy` when it has time to spare and
+    /// `clear` when it goes idle.
+    pub fn on_demand(target: usize) -> Spares {
+        Spares::with(None, target)
+    }
+
+    fn with(chores: Option<Sender<Chore>>, target: usize) -> Spares {
+        Spares {
+            ready: Mutex::new(Vec::new()),
+            chores,
+            to_free: Mutex::new(Vec::new()),
+            refill_asked: AtomicBool::new(false),
+            target,
+        }
+    }
+
     /// A blank VM: a ready one if any, else one made now.
     pub fn take(&self) -> Result<Vm, StartError> {
         let ready = self.ready.lock().pop();
-        if !self.refill_asked.swap(true, Ordering::SeqCst) {
-            let _ = self.chores.send(Chore::Refill);
+        if let Some(chores) = &self.chores {
+            if !self.refill_asked.swap(true, Ordering::SeqCst) {
+                let _ = chores.send(Chore::Refill);
+            }
         }
         match ready {
             Some(vm) => Ok(vm),
@@ -51,10 +67,34 @@ impl Spares {
         }
     }
 
-    /// Frees `thing` (a released VM) on the housekeeper.
+    /// Frees `thing` (a released VM) off the caller's path: on the housekeeper, or at the
+    /// owner's next `tidy`.
     pub fn free(&self, thing: Box<dyn Send>) {
-        // Only fails when the housekeeper is gone, and then dropping here is all we can do.
-        let _ = self.chores.send(Chore::Free(thing));
+        match &self.chores {
+            // Only fails when the housekeeper is gone, and then dropping here is all we can do.
+            Some(chores) => drop(chores.send(Chore::Free(thing))),
+            None => self.to_free.lock().push(thing),
+        }
+    }
+
+    /// Frees what `free` was handed, then, if `refill`, makes spares up to the target.
+    pub fn tidy(&self, refill: bool) {
+        self.drop_freed();
+        if refill {
+            self.fill_to(self.target);
+        }
+    }
+
+    /// Frees what `free` was handed and every spare: the process is idle.
+    pub fn clear(&self) {
+        self.drop_freed();
+        let spares = std::mem::take(&mut *self.ready.lock());
+        drop(spares);
+    }
+
+    fn drop_freed(&self) {
+        let freed = std::mem::take(&mut *self.to_free.lock());
+        drop(freed);
     }
 
     fn keep_house(&self, first: usize, queue: &Receiver<Chore>) {
@@ -72,7 +112,8 @@ impl Spares {
         }
     }
 
-    fn fill_to(&self, count: usize) {
+    /// Makes spares until there are `count`.
+    pub fn fill_to(&self, count: usize) {
         while self.ready.lock().len() < count {
             match Vm::blank() {
                 Ok(vm) => self.ready.lock().push(vm),
@@ -104,4 +145,36 @@ fn addon_spares() -> Option<&'static Spares> {
             });
         spawned.ok().map(|()| spares)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spares;
+
+    #[test]
+    fn spares_without_a_housekeeper_fill_on_tidy_and_empty_on_clear() {
+        let spares = Spares::on_demand(2);
+        assert_eq!(spares.ready.lock().len(), 0, "none before the first tidy");
+        spares.tidy(true);
+        assert_eq!(spares.ready.lock().len(), 2);
+        let vm = spares.take().expect("a blank VM");
+        assert_eq!(spares.ready.lock().len(), 1, "taking asks nobody to refill");
+        spares.free(Box::new(vm));
+        assert_eq!(
+            spares.to_free.lock().len(),
+            1,
+            "freed at the next tidy, not now"
+        );
+        spares.tidy(false);
+        assert_eq!(
+            (spares.to_free.lock().len(), spares.ready.lock().len()),
+            (0, 1)
+        );
+        spares.clear();
+        assert_eq!(spares.ready.lock().len(), 0);
+        assert!(
+            spares.take().is_ok(),
+            "with no spare, one is made on the spot"
+        );
+    }
 }

@@ -8,13 +8,17 @@ use seccompiler::{
 };
 use std::collections::BTreeMap;
 
-/// What the engine does once running: pipe I/O, memory, futexes, clocks, randomness,
+/// What the engine does once running: pipe I/O (and `poll`, to wait on the pipe and the
+/// process's own eventfd with a time limit), memory, futexes, clocks, randomness,
 /// yielding, and dying. `tgkill` is not here: it is allowed only towards this process
 /// (`to_itself`), which is how abort raises SIGABRT.
 const ALLOWED: &[i64] = &[
     libc::SYS_read,
     libc::SYS_write,
     libc::SYS_writev,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_poll,
+    libc::SYS_ppoll,
     libc::SYS_close,
     libc::SYS_mmap,
     libc::SYS_munmap,

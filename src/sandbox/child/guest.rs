@@ -1,0 +1,188 @@
+//! One VM of the sandbox process and the commands it runs: its steps, the answer within
+//! the addon's frame cap, and the calls its guest makes through the proxy bridge.
+
+use super::super::wire::{write_frame, Clock, Done, Figures, FromChild, StartFailure, Step};
+use super::proxy::ProxyBridge;
+use super::Out;
+use crate::guest::control::{Control, Interrupt};
+use crate::guest::vm::{Vm, VmLimits};
+use crate::runtime::spare_vms::Spares;
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A command read from the pipe, waiting for or on an executor.
+pub(super) type Job = (Arc<Guest>, Clock, Vec<Step>);
+
+/// One VM and what its commands share.
+pub(super) struct Guest {
+    id: u64,
+    vm: Mutex<Option<Vm>>,
+    pub(super) control: Arc<Control>,
+    pub(super) replies: (
+        Sender<super::super::wire::BridgeReply>,
+        Receiver<super::super::wire::BridgeReply>,
+    ),
+    /// The largest frame the addon accepts from this process (set by `Bind`).
+    max_frame: std::sync::atomic::AtomicUsize,
+}
+
+/// The overrun hook of a command: the front-end's parse of its source ran over its memory
+/// budget. The cell is refused, and the process exits, since that thread cannot go on.
+fn refuse_and_exit(vm: u64, out: &Out) {
+    let done = Done {
+        started: Some(Err(StartFailure::TooComplex)),
+        map: None,
+        first_unhandled: None,
+        figures: Figures::default(),
+    };
+    let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm, done });
+    // SAFETY: `_exit` ends the process without running anything else; the addon reports
+    // the end to the session's other runs.
+    unsafe { libc::_exit(super::super::wire::EXIT_PARSE_OVERRUN) }
+}
+
+/// The answer to a command, within the addon's frame cap: a huge source's position map
+/// (errors then point into the JavaScript) or rejection text is left out rather than get
+/// the process killed.
+fn fit(vm: u64, mut done: Done, max_frame: usize) -> FromChild {
+    let size = |done: &Done| serde_json::to_vec(done).map_or(usize::MAX, |body| body.len() + 64);
+    if size(&done) > max_frame {
+        done.map = None;
+    }
+    if size(&done) > max_frame {
+        done.first_unhandled =
+            Some("RangeError: the unhandled rejection was too large to report".into());
+    }
+    FromChild::Done { vm, done }
+}
+
+impl Guest {
+    pub(super) fn new(id: u64) -> Arc<Guest> {
+        Arc::new(Guest {
+            id,
+            vm: Mutex::new(None),
+            control: Arc::new(Control::new()),
+            replies: crossbeam_channel::unbounded(),
+            max_frame: std::sync::atomic::AtomicUsize::new(super::super::wire::MAX_FRAME),
+        })
+    }
+
+    pub(super) fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spares) {
+        let (vm, report) = (self.id, out.clone());
+        crate::runtime::alloc_budget::on_overrun_here(Box::new(move || {
+            refuse_and_exit(vm, &report)
+        }));
+        let remaining = clock
+            .remaining_ns
+            .map_or(Duration::MAX, Duration::from_nanos);
+        self.control.set_deadline_after(remaining);
+        if clock.aborted {
+            self.control.abort();
+        }
+        let mut slot = self.vm.lock();
+        let mut done = Done {
+            started: None,
+            map: None,
+            first_unhandled: None,
+            figures: Figures::default(),
+        };
+        for step in steps {
+            if !self.step(&mut slot, step, &mut done, out, spare) {
+                break;
+            }
+        }
+        if let Some(vm) = slot.as_ref() {
+            done.figures = Figures {
+                has_unhandled: vm.has_unhandled_rejection(),
+                heap_bytes: vm.heap_bytes(),
+                peak_heap_bytes: vm.peak_heap_bytes(),
+                memory_exhausted: vm.memory_exhausted(),
+                interrupt: 0,
+            };
+        }
+        done.figures.interrupt = self.control.interrupt_code();
+        drop(slot);
+        let max_frame = self.max_frame.load(std::sync::atomic::Ordering::SeqCst);
+        let _ = write_frame(&mut *out.lock(), &fit(self.id, done, max_frame));
+    }
+
+    /// Runs one step; false when the rest must not run (as the in-process cell would stop).
+    fn step(
+        self: &Arc<Self>,
+        slot: &mut Option<Vm>,
+        step: Step,
+        done: &mut Done,
+        out: &Out,
+        spare: &Spares,
+    ) -> bool {
+        if let Step::Bind {
+            memory_bytes,
+            max_stack_bytes,
+            config_json,
+            max_frame_bytes,
+        } = step
+        {
+            self.max_frame
+                .store(max_frame_bytes, std::sync::atomic::Ordering::SeqCst);
+            let limits = VmLimits {
+                memory_bytes,
+                max_stack_bytes,
+            };
+            let bound = self.bind(slot, limits, &config_json, out, spare);
+            let ok = bound.is_ok();
+            done.started = Some(bound);
+            return ok;
+        }
+        let Some(vm) = slot.as_ref() else {
+            done.started = Some(Err(StartFailure::Runtime(
+                "the sandbox has no VM for this run".into(),
+            )));
+            return false;
+        };
+        match step {
+            Step::Bind { .. } => {}
+            Step::Start { code, language } => {
+                let started = match crate::source::prepare(&code, language) {
+                    Ok(prepared) => {
+                        done.map = prepared.map;
+                        vm.start(&prepared.js, language.user_file())
+                            .map_err(StartFailure::from)
+                    }
+                    Err(refused) => Err(StartFailure::Refused(refused.message)),
+                };
+                let ok = started.is_ok();
+                done.started = Some(started);
+                return ok;
+            }
+            Step::Settle { id, ok, payload } => vm.settle(id, ok, &payload),
+            Step::FireTimer { id } => vm.fire_timer(id),
+            Step::Refuse { id, message } => vm.refuse(id, &message),
+            Step::DrainJobs => vm.drain_jobs(&self.control),
+            Step::FirstUnhandled => done.first_unhandled = vm.first_unhandled_rejection(),
+        }
+        self.control.interrupt() == Interrupt::None
+    }
+
+    fn bind(
+        self: &Arc<Self>,
+        slot: &mut Option<Vm>,
+        limits: VmLimits,
+        config_json: &str,
+        out: &Out,
+        spare: &Spares,
+    ) -> Result<(), StartFailure> {
+        let vm = spare.take().map_err(StartFailure::from)?;
+        let bridge = Arc::new(ProxyBridge::new(
+            self.id,
+            out.clone(),
+            self.replies.1.clone(),
+            self.max_frame.load(std::sync::atomic::Ordering::SeqCst),
+        ));
+        vm.bind(limits, self.control.clone(), bridge, config_json)
+            .map_err(StartFailure::from)?;
+        *slot = Some(vm);
+        Ok(())
+    }
+}
