@@ -5,9 +5,9 @@
 use super::capacity::{self, Settings};
 use super::process::{ProcessLimits, SandboxProcess};
 use super::remote::RemoteVm;
+use super::starter::{self, Ahead};
 use parking_lot::{Condvar, Mutex};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use super::starter::{self, Ahead};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -189,9 +189,9 @@ impl Group {
     /// The starter thread's half of `prestart`. A failed start holds nothing: the cell's
     /// own attempt then reports why.
     fn finish_start(&self, limits: ProcessLimits, executors: usize, ahead: Ahead) {
-        let claimed = self
-            .start
-            .compare_exchange(QUEUED, RUNNING, Ordering::SeqCst, Ordering::SeqCst);
+        let claimed =
+            self.start
+                .compare_exchange(QUEUED, RUNNING, Ordering::SeqCst, Ordering::SeqCst);
         if claimed.is_err() {
             return;
         }

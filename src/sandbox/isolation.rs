@@ -93,7 +93,8 @@ impl Sandbox {
     /// A cell is about to need a VM: starts its process now if the group would start one
     /// for it (see `Group::prestart`); never waits.
     pub fn prestart(&self, limits: &crate::limits::Limits) {
-        self.group.prestart(process_limits(limits), self.executors());
+        self.group
+            .prestart(process_limits(limits), self.executors());
     }
 
     fn executors(&self) -> usize {
