@@ -184,6 +184,10 @@ impl Cell {
             timer::cancel(previous);
         }
         if first {
+            // The sandbox process boots while the cell waits for a worker, not after.
+            if let Some(sandbox) = self.owner.sandbox() {
+                sandbox.prestart(self.owner.limits());
+            }
             self.scheduled.store(true, Ordering::SeqCst);
             let cell = self.clone();
             if let Err(refused) = pool::global().submit_start(Box::new(move || cell.turn())) {

@@ -5,9 +5,17 @@
 use super::capacity::{self, Settings};
 use super::process::{ProcessLimits, SandboxProcess};
 use super::remote::RemoteVm;
-use parking_lot::Mutex;
+use super::starter::{self, Ahead};
+use parking_lot::{Condvar, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// `Group::start`: no start ahead, one queued on the starter thread, one spawning.
+const NO_START: u8 = 0;
+const QUEUED: u8 = 1;
+const RUNNING: u8 = 2;
 
 /// The most VMs one process holds: its memory backstop is sized for them, and a crash loses
 /// no more runs than this.
@@ -19,6 +27,8 @@ struct Held {
     limits: ProcessLimits,
     executors: usize,
     idle_since: Option<Instant>,
+    /// Started ahead of its first VM (`prestart`) and not used yet.
+    ahead: Option<Ahead>,
 }
 
 impl Held {
@@ -37,6 +47,13 @@ pub struct Group {
     /// `None` for a session's private group.
     name: Option<String>,
     held: Mutex<Vec<Held>>,
+    /// The group's start ahead: `NO_START`, `QUEUED` (a worker may take it over) or
+    /// `RUNNING` (it ends soon: a spawn, not a boot).
+    start: AtomicU8,
+    /// Notified under `held`'s lock when a start under way ends.
+    started: Condvar,
+    /// Set by `release`: a start that ends after it holds nothing (its process ends).
+    released: AtomicBool,
 }
 
 /// Where a new VM goes: an existing process, or a new one to start.
@@ -50,6 +67,9 @@ impl Group {
         Group {
             name,
             held: Mutex::new(Vec::new()),
+            start: AtomicU8::new(NO_START),
+            started: Condvar::new(),
+            released: AtomicBool::new(false),
         }
     }
 
@@ -69,6 +89,19 @@ impl Group {
         // elsewhere can be ended for room (outside this group's lock: it takes others').
         for attempt in 0..2 {
             let mut held = self.held.lock();
+            // A start ahead (`prestart`, begun with the cell's call) is this VM's process:
+            // wait for one spawning; take over one still queued.
+            while choose(&held, limits).is_none() {
+                match self.start.load(Ordering::SeqCst) {
+                    RUNNING => self.started.wait(&mut held),
+                    QUEUED => {
+                        if self.take_over_start() {
+                            break;
+                        }
+                    }
+                    _ => break,
+                }
+            }
             self.forget_ended(&mut held);
             let placement = match choose(&held, limits) {
                 Some(process) => Placement::Existing(process),
@@ -92,6 +125,7 @@ impl Group {
                             limits,
                             executors,
                             idle_since: None,
+                            ahead: None,
                         });
                         process
                     }
@@ -103,15 +137,86 @@ impl Group {
             };
             if let Some(entry) = held.iter_mut().find(|h| Arc::ptr_eq(&h.process, &process)) {
                 entry.idle_since = None;
+                entry.ahead = None;
             }
             return Ok(RemoteVm::new(process));
         }
         Err(capacity::full_message())
     }
 
+    /// Starts a process for a VM with these limits on the starter thread if none held
+    /// would take the VM and none is starting, so a burst of new sessions' first cells
+    /// boots its processes side by side, not one per pool worker at a time. Never waits:
+    /// it runs on the Node thread, and a busy group is already placing a VM itself.
+    pub fn prestart(self: &Arc<Self>, limits: ProcessLimits, executors: usize) {
+        let Some(mut held) = self.held.try_lock() else {
+            return;
+        };
+        self.forget_ended(&mut held);
+        if self.released.load(Ordering::SeqCst)
+            || self.start.load(Ordering::SeqCst) != NO_START
+            || choose(&held, limits).is_some()
+            || !capacity::reserve()
+        {
+            return;
+        }
+        self.start.store(QUEUED, Ordering::SeqCst);
+        drop(held);
+        let (asked, group) = (self.clone(), self.clone());
+        let queued = starter::run(starter::Job {
+            wanted: Box::new(move || asked.start.load(Ordering::SeqCst) == QUEUED),
+            run: Box::new(move |ahead| group.finish_start(limits, executors, ahead)),
+        });
+        if !queued {
+            let _held = self.held.lock();
+            self.take_over_start();
+        }
+    }
+
+    /// Under `held`'s lock: cancels a start still queued (true), giving back its place
+    /// under the cap; the caller starts the process itself.
+    fn take_over_start(&self) -> bool {
+        let cancelled = self
+            .start
+            .compare_exchange(QUEUED, NO_START, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+        if cancelled {
+            capacity::unreserve(1);
+        }
+        cancelled
+    }
+
+    /// The starter thread's half of `prestart`. A failed start holds nothing: the cell's
+    /// own attempt then reports why.
+    fn finish_start(&self, limits: ProcessLimits, executors: usize, ahead: Ahead) {
+        let claimed =
+            self.start
+                .compare_exchange(QUEUED, RUNNING, Ordering::SeqCst, Ordering::SeqCst);
+        if claimed.is_err() {
+            return;
+        }
+        let started = catch_unwind(AssertUnwindSafe(|| capacity::start(executors, limits)))
+            .unwrap_or_else(|_| Err("the sandbox start panicked".into()));
+        let mut held = self.held.lock();
+        self.start.store(NO_START, Ordering::SeqCst);
+        match started {
+            Ok(process) if !self.released.load(Ordering::SeqCst) => held.push(Held {
+                process,
+                limits,
+                executors,
+                idle_since: None,
+                ahead: Some(ahead),
+            }),
+            // Dropping a process nobody holds ends it.
+            _ => capacity::unreserve(1),
+        }
+        self.started.notify_all();
+    }
+
     /// Lets go of every process (a private group's session closed): each ends when its last
     /// VM is released.
     pub fn release(&self) {
+        self.released.store(true, Ordering::SeqCst);
         let released = std::mem::take(&mut *self.held.lock());
         capacity::unreserve(released.len());
     }

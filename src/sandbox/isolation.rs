@@ -83,16 +83,26 @@ impl Sandbox {
     /// process runs one command at a time (the session's concurrency comes from more
     /// processes); a shared group's runs as many as the gateway has workers.
     pub fn new_vm(&self, limits: &crate::limits::Limits) -> Result<RemoteVm, String> {
-        let executors = if self.group.name().is_some() {
+        self.group.new_vm(
+            process_limits(limits),
+            self.executors(),
+            &super::pool::end_one_idle,
+        )
+    }
+
+    /// A cell is about to need a VM: starts its process now if the group would start one
+    /// for it (see `Group::prestart`); never waits.
+    pub fn prestart(&self, limits: &crate::limits::Limits) {
+        self.group
+            .prestart(process_limits(limits), self.executors());
+    }
+
+    fn executors(&self) -> usize {
+        if self.group.name().is_some() {
             crate::runtime::pool::global().threads()
         } else {
             1
-        };
-        self.group.new_vm(
-            process_limits(limits),
-            executors,
-            &super::pool::end_one_idle,
-        )
+        }
     }
 
     /// The session closed: a private group lets go of its processes, each ending when its

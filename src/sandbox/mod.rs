@@ -31,4 +31,5 @@ mod shared;
 #[cfg(unix)]
 mod socket;
 mod spawner;
+mod starter;
 pub mod wire;
