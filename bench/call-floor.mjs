@@ -28,6 +28,8 @@ function session(isolation) {
 
 const make = {
   floor: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 })), close() {} }),
+  // The floor with Node woken by an uv_async_t instead of a threadsafe function.
+  flooruv: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), true), close() {} }),
   thread: () => session('thread'),
   process: () => session('process'),
 };

@@ -6,12 +6,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // Loaded as a Node addon (a `.so` under any other name would be read as JavaScript).
 const addon = { exports: {} };
 process.dlopen(addon, path.join(here, 'target/release/libcodemode_call_floor.so'));
-const { floorStart, floorAnswer } = addon.exports;
+const { floorStart, floorStartUv, floorAnswer } = addon.exports;
 
-export function runFloor(calls, tool = async (input) => ({ value: input.value + 1 })) {
+// `uv`: wake Node with a libuv async handle of the addon's own instead of a threadsafe function.
+export function runFloor(calls, tool = async (input) => ({ value: input.value + 1 }), uv = false) {
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
-    floorStart((index) => {
+    (uv ? floorStartUv : floorStart)((index) => {
       if (index < 0) {
         resolve(Number(process.hrtime.bigint() - start) / 1000 / calls);
         return;

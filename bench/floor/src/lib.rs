@@ -7,6 +7,8 @@ use napi_derive::napi;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
+mod uv;
+
 /// The answer channel of the running loop (one loop at a time).
 static ANSWER: Mutex<Option<Sender<String>>> = Mutex::new(None);
 
