@@ -51,7 +51,15 @@ unsafe extern "C" fn on_async(handle: *mut c_void) {
         sys::napi_create_int32(env, index, &mut argument);
         let mut result = std::ptr::null_mut();
         // make_callback runs the microtasks the call queued, as a threadsafe function does.
-        sys::napi_make_callback(env, waker.context, global, function, 1, &argument, &mut result);
+        sys::napi_make_callback(
+            env,
+            waker.context,
+            global,
+            function,
+            1,
+            &argument,
+            &mut result,
+        );
         sys::napi_close_handle_scope(env, scope);
         if index < 0 {
             uv_close(handle, None);
@@ -69,11 +77,26 @@ pub fn floor_start_uv(env: Env, on_call: Function<i32, ()>, calls: i32) -> Resul
         let mut event_loop = std::ptr::null_mut();
         check_status!(sys::napi_get_uv_event_loop(raw, &mut event_loop))?;
         let mut on_call_ref = std::ptr::null_mut();
-        check_status!(sys::napi_create_reference(raw, on_call.raw(), 1, &mut on_call_ref))?;
+        check_status!(sys::napi_create_reference(
+            raw,
+            on_call.raw(),
+            1,
+            &mut on_call_ref
+        ))?;
         let mut name = std::ptr::null_mut();
-        check_status!(sys::napi_create_string_utf8(raw, c"floor".as_ptr(), 5, &mut name))?;
+        check_status!(sys::napi_create_string_utf8(
+            raw,
+            c"floor".as_ptr(),
+            5,
+            &mut name
+        ))?;
         let mut context = std::ptr::null_mut();
-        check_status!(sys::napi_async_init(raw, std::ptr::null_mut(), name, &mut context))?;
+        check_status!(sys::napi_async_init(
+            raw,
+            std::ptr::null_mut(),
+            name,
+            &mut context
+        ))?;
         let waker = Box::into_raw(Box::new(Waker {
             env: raw,
             on_call: on_call_ref,
@@ -90,7 +113,9 @@ pub fn floor_start_uv(env: Env, on_call: Function<i32, ()>, calls: i32) -> Resul
     };
     let handle = Handle(handle);
     let (sender, receiver) = channel::<String>();
-    *crate::ANSWER.lock().map_err(|_| Error::from_reason("poisoned"))? = Some(sender);
+    *crate::ANSWER
+        .lock()
+        .map_err(|_| Error::from_reason("poisoned"))? = Some(sender);
     std::thread::spawn(move || {
         let handle = handle;
         // SAFETY: `data` points at the leaked `Waker`; the handle stays open until the
