@@ -241,90 +241,55 @@ impl Drop for Settle {
 /// A letter as the glue reads it: `[kind, ...fields]` (kinds in `glue/host.js`, `take`).
 impl ToNapiValue for Letter {
     unsafe fn to_napi_value(env: sys::napi_env, letter: Self) -> Result<sys::napi_value> {
-        let mut array = Fields::new(env, letter.len())?;
         // SAFETY (all calls below): `env` is the live env napi passed in, on its thread.
-        unsafe {
+        let fields = unsafe {
             match letter {
-                Letter::Invoke { call, token } => {
-                    array.push(u32::to_napi_value(env, 0)?)?;
-                    array.push(u32::to_napi_value(env, call.tool_index as u32)?)?;
-                    array.push(bool::to_napi_value(env, call.surface)?)?;
-                    array.push(String::to_napi_value(env, call.callable_name)?)?;
-                    array.push(String::to_napi_value(env, call.input_json)?)?;
-                    array.push(String::to_napi_value(env, call.call_id)?)?;
-                    let parent = call.parent_call_id.unwrap_or_default();
-                    array.push(String::to_napi_value(env, parent)?)?;
-                    array.push(String::to_napi_value(env, call.run_id)?)?;
-                    array.push(String::to_napi_value(env, call.session_id)?)?;
-                    array.push(u32::to_napi_value(env, token)?)?;
-                }
-                Letter::Abort(call_id) => {
-                    array.push(u32::to_napi_value(env, 1)?)?;
-                    array.push(String::to_napi_value(env, call_id)?)?;
-                }
-                Letter::Event(json) => {
-                    array.push(u32::to_napi_value(env, 2)?)?;
-                    array.push(String::to_napi_value(env, json)?)?;
-                }
+                Letter::Invoke { call, token } => vec![
+                    u32::to_napi_value(env, 0)?,
+                    u32::to_napi_value(env, call.tool_index as u32)?,
+                    bool::to_napi_value(env, call.surface)?,
+                    String::to_napi_value(env, call.callable_name)?,
+                    String::to_napi_value(env, call.input_json)?,
+                    String::to_napi_value(env, call.call_id)?,
+                    String::to_napi_value(env, call.parent_call_id.unwrap_or_default())?,
+                    String::to_napi_value(env, call.run_id)?,
+                    String::to_napi_value(env, call.session_id)?,
+                    u32::to_napi_value(env, token)?,
+                ],
+                Letter::Abort(call_id) => vec![
+                    u32::to_napi_value(env, 1)?,
+                    String::to_napi_value(env, call_id)?,
+                ],
+                Letter::Event(json) => vec![
+                    u32::to_napi_value(env, 2)?,
+                    String::to_napi_value(env, json)?,
+                ],
                 Letter::Settle {
                     token,
                     text,
                     status,
                     run,
-                } => {
-                    array.push(u32::to_napi_value(env, 3)?)?;
-                    array.push(u32::to_napi_value(env, token)?)?;
-                    array.push(String::to_napi_value(env, text)?)?;
-                    let run = run.get().cloned().unwrap_or_default();
-                    array.push(String::to_napi_value(env, run)?)?;
-                    array.push(String::to_napi_value(env, status)?)?;
-                }
+                } => vec![
+                    u32::to_napi_value(env, 3)?,
+                    u32::to_napi_value(env, token)?,
+                    String::to_napi_value(env, text)?,
+                    String::to_napi_value(env, run.get().cloned().unwrap_or_default())?,
+                    String::to_napi_value(env, status)?,
+                ],
+            }
+        };
+        let mut array = std::ptr::null_mut();
+        // SAFETY: as above; `array` is written by napi before it is read.
+        unsafe {
+            check_status!(sys::napi_create_array_with_length(
+                env,
+                fields.len(),
+                &mut array
+            ))?;
+            for (index, field) in fields.into_iter().enumerate() {
+                check_status!(sys::napi_set_element(env, array, index as u32, field))?;
             }
         }
-        Ok(array.value)
-    }
-}
-
-impl Letter {
-    /// How many fields the glue's array of this letter has.
-    fn len(&self) -> usize {
-        match self {
-            Letter::Invoke { .. } => 10,
-            Letter::Abort(_) | Letter::Event(_) => 2,
-            Letter::Settle { .. } => 5,
-        }
-    }
-}
-
-/// A letter's array, filled in place (one tool call's letter used to allocate a vector of
-/// its values first, on the Node thread).
-struct Fields {
-    env: sys::napi_env,
-    value: sys::napi_value,
-    next: u32,
-}
-
-impl Fields {
-    fn new(env: sys::napi_env, len: usize) -> Result<Fields> {
-        let mut value = std::ptr::null_mut();
-        // SAFETY: `env` is the live env of the calling napi function, on its thread;
-        // `value` is written by napi before it is read.
-        unsafe { check_status!(sys::napi_create_array_with_length(env, len, &mut value))? };
-        Ok(Fields {
-            env,
-            value,
-            next: 0,
-        })
-    }
-
-    fn push(&mut self, field: sys::napi_value) -> Result<()> {
-        // SAFETY: as in `new`; `field` was made in the same env and handle scope.
-        unsafe {
-            check_status!(sys::napi_set_element(
-                self.env, self.value, self.next, field
-            ))?
-        };
-        self.next += 1;
-        Ok(())
+        Ok(array)
     }
 }

@@ -26,12 +26,8 @@
         // errors; a throw here must not stop the other sessions' letters.
         more = true;
       }
-      if (!more) {
-        // A dry mailbox started nothing: no microtasks to let run before the next one.
-        queued.delete(take);
-        continue;
-      }
-      ready.push(take);
+      if (more) ready.push(take);
+      else queued.delete(take);
       await null;
       if (ready.length > 0 && performance.now() - start >= SLICE_MS) {
         setImmediate(run);
