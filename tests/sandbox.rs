@@ -69,7 +69,7 @@ fn a_sandboxed_cell_searches_calls_tools_and_prints_like_an_in_process_one() {
 }
 
 #[test]
-fn more_cells_than_executors_share_one_process_and_each_gets_its_own_replies() {
+fn many_concurrent_cells_of_a_session_each_get_their_own_replies() {
     let _serial = serial();
     let session = sandboxed("sb-many", json!({}));
     // Each cell waits on replies (catalog reads, tool ids) while the others run, so the
