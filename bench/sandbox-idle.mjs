@@ -4,10 +4,11 @@
 // take (one at a time, then a burst). Linux only.
 //
 //   node bench/sandbox-idle.mjs [addon path]     # BENCH_SESSIONS=200 BENCH_IDLE_MS=6000 BENCH_BURST=100
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { descendants } from './procfs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const addon = path.resolve(process.argv[2] ?? path.join(here, '..', 'index.js'));
@@ -23,20 +24,8 @@ const median = (values) => {
 };
 const kb = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
 
-function sandboxes() {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === process.pid && stat.includes('(codemode-sandbo')) found.push(Number(entry));
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return found;
-}
+// The gateway's sandboxes are the only processes below it here.
+const sandboxes = () => descendants();
 
 function figures(pid) {
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
