@@ -7,6 +7,7 @@ import {
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURE, binOf, tempDir, writeConfig, connectStdio, startHttp, connectHttp, value, GUARD_MS } from './_cli.mjs';
 import { eventually } from './_helpers.mjs';
@@ -43,7 +44,8 @@ for (const transport of ['stdio', 'http']) {
 
   test(`${transport}: the command declares resources, prompts, completions and logging`, () => {
     const capabilities = client().getServerCapabilities();
-    assert.deepEqual(capabilities.resources, { listChanged: true });
+    // The everything server offers subscriptions, so the command does.
+    assert.deepEqual(capabilities.resources, { listChanged: true, subscribe: true });
     assert.deepEqual(capabilities.prompts, { listChanged: true });
     assert.deepEqual(capabilities.completions, {});
     assert.deepEqual(capabilities.logging, {});
@@ -75,6 +77,39 @@ for (const transport of ['stdio', 'http']) {
     const error = await client().readResource({ uri: 'nowhere://x' }).then(() => null, (e) => e);
     assert.equal(error?.code, -32602);
     assert.equal(error.message.match(/MCP error/g).length, 1);
+    assert.match(error.message, /nowhere:\/\/x/);
+  });
+
+  test(`${transport}: a subscribed resource's updates reach the client, and stop when it unsubscribes`, async () => {
+    const updated = [];
+    client().setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+    const doc = (name) => `demo://resource/static/document/${name}.md`;
+    await client().subscribeResource({ uri: doc('architecture') });
+    // Once toggled on, the everything server sends an update of each subscribed URI at once.
+    await value(client(), 'return await MCP.everything.toggleSubscriberUpdates({})');
+    try {
+      await eventually(() => updated.includes(doc('architecture')), 'an update of the subscribed resource', GUARD_MS);
+    } finally {
+      await value(client(), 'return await MCP.everything.toggleSubscriberUpdates({})');
+    }
+    await client().unsubscribeResource({ uri: doc('architecture') });
+    await client().subscribeResource({ uri: doc('features') });
+    updated.length = 0;
+    // The server sends its subscriptions in the order they were made: an update of the
+    // first resource, were it still subscribed, would arrive before this one.
+    await value(client(), 'return await MCP.everything.toggleSubscriberUpdates({})');
+    try {
+      await eventually(() => updated.includes(doc('features')), 'an update of the second resource', GUARD_MS);
+    } finally {
+      await value(client(), 'return await MCP.everything.toggleSubscriberUpdates({})');
+      await client().unsubscribeResource({ uri: doc('features') });
+    }
+    assert.deepEqual([...new Set(updated)], [doc('features')]);
+  });
+
+  test(`${transport}: subscribing to a resource no server has is an error`, async () => {
+    const error = await client().subscribeResource({ uri: 'nowhere://x' }).then(() => null, (e) => e);
+    assert.equal(error?.code, -32602);
     assert.match(error.message, /nowhere:\/\/x/);
   });
 
@@ -128,4 +163,37 @@ test('logging/setLevel reaches the upstreams, and their messages come back at th
   }
   const severe = ['error', 'critical', 'alert', 'emergency'];
   for (const m of messages) assert.ok(severe.includes(m.level), JSON.stringify(m));
+});
+
+test('a modern listen stream naming a resource gets its upstream updates, tagged with the stream', async () => {
+  const uri = 'demo://resource/static/document/how-it-works.md';
+  const controller = new AbortController();
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'listen-test', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const response = await fetch(http.url, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { _meta: meta, notifications: { resourceSubscriptions: [uri] } } }),
+  });
+  const reader = response.body.getReader();
+  let text = '';
+  const messages = () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]));
+  // Frames until `done(messages)`: each read waits for the next chunk of the stream.
+  const readUntil = async (done) => {
+    while (!done(messages())) text += new TextDecoder().decode((await reader.read()).value);
+  };
+  try {
+    await readUntil((m) => m.length > 0);
+    assert.deepEqual(messages()[0].params.notifications, { resourceSubscriptions: [uri] });
+    await value(clients.http, 'return await MCP.everything.toggleSubscriberUpdates({})');
+    try {
+      await readUntil((m) => m.some((n) => n.method === 'notifications/resources/updated'));
+    } finally {
+      await value(clients.http, 'return await MCP.everything.toggleSubscriberUpdates({})');
+    }
+    const update = messages().find((n) => n.method === 'notifications/resources/updated');
+    assert.deepEqual(update.params, { uri, _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } });
+  } finally {
+    controller.abort();
+  }
 });

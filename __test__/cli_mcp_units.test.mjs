@@ -99,3 +99,13 @@ test('a listen stream gets only the list changes it asked for, tagged with its i
   assert.equal(forSubscription({ method: 'notifications/prompts/list_changed' }, 7, filter), undefined);
   assert.equal(forSubscription({ method: 'notifications/message', params: {} }, 7, filter), undefined);
 });
+
+test('a listen stream names resources only of a server that declares subscribe, and gets their updates', () => {
+  const notifications = { resourceSubscriptions: ['a://1', 'a://1', 'a://2'] };
+  assert.deepEqual(honoured(notifications, { resources: {} }), {});
+  const filter = honoured(notifications, { resources: { subscribe: true } });
+  assert.deepEqual(filter, { resourceSubscriptions: ['a://1', 'a://2'] });
+  const update = (uri) => ({ method: 'notifications/resources/updated', params: { uri } });
+  assert.deepEqual(forSubscription(update('a://2'), 3, filter).params, { uri: 'a://2', _meta: { 'io.modelcontextprotocol/subscriptionId': 3 } });
+  assert.equal(forSubscription(update('a://3'), 3, filter), undefined);
+});

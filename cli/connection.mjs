@@ -9,7 +9,8 @@ import { argumentProblem } from "./arguments.mjs";
 import { protocolError } from "./errors.mjs";
 import { wire } from "./wire.mjs";
 import { nearest } from "./suggest.mjs";
-import { servePassthrough, PASSTHROUGH_CAPABILITIES } from "./passthrough.mjs";
+import { servePassthrough, passthroughCapabilities } from "./passthrough.mjs";
+import { Subscriptions } from "./subscriptions.mjs";
 import { log, errorText, LEVELS } from "./log.mjs";
 import { native, VERSION } from "./addon.mjs";
 
@@ -32,8 +33,8 @@ function refused(error) {
   return { content: [{ type: "text", text: JSON.stringify(model) }], structuredContent: model, isError: true };
 }
 
-/** What the command's Server declares. */
-export const CAPABILITIES = { tools: { listChanged: true }, ...PASSTHROUGH_CAPABILITIES };
+/** What the command's Server declares, before hello() settles `resources.subscribe`. */
+export const capabilities = () => ({ tools: { listChanged: true }, ...passthroughCapabilities() });
 
 /** A session and its progress router for connections of the command's `hub`. */
 export function openSession(hub, codeMode) {
@@ -58,9 +59,12 @@ export class Connection {
     this.router = router;
     this.session = session;
     this.ownsSession = shared === undefined;
-    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: CAPABILITIES });
+    this.hub = hub;
+    // The Server reads this object when it answers initialize: hello() completes it first.
+    this.capabilities = capabilities();
+    this.server = new Server({ name: "codemode-native", version: VERSION }, { capabilities: this.capabilities });
     this.logLevel = undefined; // set by logging/setLevel; until then every message is sent
-    servePassthrough(this, hub);
+    this.passthrough = servePassthrough(this, hub);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
       await this.session.ready();
       return { tools: mcpTools(this.session) };
@@ -73,7 +77,34 @@ export class Connection {
   /** Serves this connection over `transport` (a server transport not yet started). */
   async connect(transport) {
     await this.server.connect(transport);
-    wire(transport, CAPABILITIES);
+    wire(transport, this.capabilities, {
+      hello: () => this.hello(),
+      listen: (uris) => this.listenResources(uris),
+    });
+  }
+
+  /**
+   * Before initialize or server/discover is answered: waits for the upstreams starting now
+   * (as listings do) and declares `resources.subscribe` when one of them offers it.
+   */
+  async hello() {
+    const upstreams = this.hub.upstreams;
+    await Promise.all(upstreams.filter((u) => u.state === "connecting").map((u) => u.connecting));
+    if (Subscriptions.offered(upstreams)) this.capabilities.resources.subscribe = true;
+  }
+
+  /** A modern listen stream names `uris`: subscribes each; resolves with those it could. */
+  async listenResources(uris) {
+    const done = [];
+    for (const uri of uris) {
+      try {
+        await this.passthrough.subscribe(uri);
+        done.push(uri);
+      } catch (error) {
+        log(`cannot subscribe to ${uri}: ${errorText(error)}`, "warning");
+      }
+    }
+    return done;
   }
 
   async callTool(params, extra) {
@@ -124,6 +155,12 @@ export class Connection {
     this.server.notification({ method }).catch(() => {});
   }
 
+  /** An upstream resource this connection subscribed to changed. */
+  resourceUpdated(params) {
+    if (this.closed) return;
+    this.server.notification({ method: "notifications/resources/updated", params }).catch(() => {});
+  }
+
   /** A log message (an upstream's, or the command's own) for this client, at its level. */
   logMessage(params) {
     if (this.closed || LEVELS.indexOf(params.level) < LEVELS.indexOf(this.logLevel ?? "debug")) return;
@@ -133,6 +170,7 @@ export class Connection {
   async close() {
     if (this.closed) return;
     this.closed = true;
+    this.hub.subscriptions.drop(this);
     if (this.ownsSession) await this.session.close().catch(() => {});
     await this.server.close().catch(() => {});
   }

@@ -68,9 +68,15 @@ const FILTER_FLAGS = {
   "notifications/prompts/list_changed": "promptsListChanged",
 };
 
-/** The part of a listen request's filter the command honours (it has no resource subscriptions). */
-export function honoured(filter) {
-  return Object.fromEntries(Object.values(FILTER_FLAGS).filter((flag) => filter?.[flag] === true).map((flag) => [flag, true]));
+/**
+ * The part of a listen request's filter the command honours: the list_changed flags, and
+ * `resourceSubscriptions` (URIs) when the server declares `resources.subscribe`.
+ */
+export function honoured(filter, capabilities) {
+  const flags = Object.fromEntries(Object.values(FILTER_FLAGS).filter((flag) => filter?.[flag] === true).map((flag) => [flag, true]));
+  const uris = filter?.resourceSubscriptions;
+  const subscribable = capabilities?.resources?.subscribe === true && Array.isArray(uris) && uris.every((u) => typeof u === "string");
+  return subscribable && uris.length > 0 ? { ...flags, resourceSubscriptions: [...new Set(uris)] } : flags;
 }
 
 /** The acknowledgement opening the stream of listen request `id`. */
@@ -80,6 +86,10 @@ export function acknowledgement(id, filter) {
 
 /** `notification` for the listen stream `id` with `filter`, or undefined when it did not ask for it. */
 export function forSubscription(notification, id, filter) {
+  if (notification.method === "notifications/resources/updated") {
+    if (filter.resourceSubscriptions?.includes(notification.params?.uri) !== true) return undefined;
+    return { ...notification, params: { ...notification.params, _meta: { ...notification.params?._meta, [SUBSCRIPTION_ID_KEY]: id } } };
+  }
   const flag = FILTER_FLAGS[notification.method];
   if (flag === undefined || filter[flag] !== true) return undefined;
   return { ...notification, params: { ...notification.params, _meta: { ...notification.params?._meta, [SUBSCRIPTION_ID_KEY]: id } } };

@@ -10,18 +10,23 @@ import {
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "./errors.mjs";
 import { log, errorText } from "./log.mjs";
 import { tagged, promptName, splitPromptName, templateMatches } from "./namespace.mjs";
 
-/** What the command's Server declares for what this module serves. */
-export const PASSTHROUGH_CAPABILITIES = {
+/**
+ * What the command's Server declares for what this module serves: a fresh object per
+ * connection, since `resources.subscribe` is added when an upstream offers it (hello()).
+ */
+export const passthroughCapabilities = () => ({
   resources: { listChanged: true },
   prompts: { listChanged: true },
   completions: {},
   logging: {},
-};
+});
 
 // Enough for any real server; a server whose cursors never end must not hang a listing.
 const MAX_PAGES = 100;
@@ -62,7 +67,11 @@ async function listEach(upstreams, capability, method, field, signal) {
   return lists;
 }
 
-/** Installs the handlers on `connection.server`; `hub` keeps the upstreams and the logging level. */
+/**
+ * Installs the handlers on `connection.server`; `hub` keeps the upstreams, the logging
+ * level and the resource subscriptions. Returns `{ subscribe(uri, signal) }`, used by a
+ * modern listen stream that names URIs.
+ */
 export function servePassthrough(connection, hub) {
   const { server } = connection;
   const upstreams = hub.upstreams;
@@ -119,6 +128,27 @@ export function servePassthrough(connection, hub) {
     return upstream.call((client) => client.readResource(request.params, { signal: extra.signal }), extra.signal);
   });
 
+  // Subscriptions are the connection's: updates of `uri` reach it until it unsubscribes or ends.
+  async function subscribe(uri, signal) {
+    if (connection.capabilities.resources.subscribe !== true) throw protocolError(ErrorCode.MethodNotFound, "Method not found");
+    const upstream = await ownerOfUri(uri, signal);
+    if (upstream.capabilities?.resources?.subscribe !== true) {
+      throw protocolError(ErrorCode.InvalidParams, `Resource ${uri} is served by "${upstream.name}", which does not offer subscriptions`);
+    }
+    await hub.subscriptions.add(upstream, uri, connection, (params) => connection.resourceUpdated(params), signal);
+  }
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await subscribe(request.params.uri, extra.signal);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+    if (connection.capabilities.resources.subscribe !== true) throw protocolError(ErrorCode.MethodNotFound, "Method not found");
+    await hub.subscriptions.remove(request.params.uri, connection, extra.signal);
+    return {};
+  });
+
   server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
     const lists = await listEach(upstreams, "prompts", "listPrompts", "prompts", extra.signal);
     return { prompts: lists.flatMap(({ upstream, items }) => items.map((p) => ({ ...tagged(upstream.name, p), name: promptName(upstream.name, p.name) }))) };
@@ -157,4 +187,6 @@ export function servePassthrough(connection, hub) {
     await hub.levelsChanged();
     return {};
   });
+
+  return { subscribe };
 }

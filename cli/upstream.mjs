@@ -11,6 +11,7 @@ import {
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { log, pipeLines, errorText } from "./log.mjs";
@@ -23,8 +24,8 @@ export const BACKOFF = { firstMs: 250, maxMs: 30_000, stableMs: 30_000 };
 export class Upstream {
   /** `def`: a config server (`{ name, kind, command… | url… }`). */
   /**
-   * `onNotice(upstream, method, params)`: a resources/prompts list_changed or a log message
-   * (`notifications/message`) from the live connection.
+   * `onNotice(upstream, method, params)`: a resources/prompts list_changed, a resource
+   * update or a log message (`notifications/message`) from the live connection.
    */
   constructor(def, { version, onUp = () => {}, onToolsChanged = () => {}, onNotice = () => {} }) {
     this.name = def.name;
@@ -77,7 +78,7 @@ export class Upstream {
       this.forgetTools();
       this.onToolsChanged(this);
     });
-    for (const schema of [ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, LoggingMessageNotificationSchema]) {
+    for (const schema of [ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, PromptListChangedNotificationSchema, LoggingMessageNotificationSchema]) {
       client.setNotificationHandler(schema, (notification) => {
         if (this.live === client) this.onNotice(this, notification.method, notification.params);
       });

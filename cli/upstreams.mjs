@@ -4,12 +4,14 @@
 // level upstreams log at is the most verbose one any connection asked for; each connection
 // filters to its own.
 import { Upstream } from "./upstream.mjs";
+import { Subscriptions } from "./subscriptions.mjs";
 import { VERSION } from "./addon.mjs";
 import { log, logListeners, errorText, LEVELS } from "./log.mjs";
 
 export class Hub {
   constructor(servers) {
     this.connections = new Set();
+    this.subscriptions = new Subscriptions();
     this.upstreams = servers.map(
       (def) =>
         new Upstream(def, {
@@ -20,6 +22,7 @@ export class Hub {
               this.toolsChanged();
               this.each((c) => c.listChanged("notifications/resources/list_changed"));
               this.each((c) => c.listChanged("notifications/prompts/list_changed"));
+              this.subscriptions.restore(upstream);
             }
             upstream.seen = true;
             if (this.level !== undefined) this.setUpstreamLevel(upstream, this.level);
@@ -30,7 +33,7 @@ export class Hub {
               // The logger names the server first: `<server>` or `<server>/<its logger>`.
               const logger = params.logger === undefined ? upstream.name : `${upstream.name}/${params.logger}`;
               this.each((c) => c.logMessage({ ...params, logger }));
-            }
+            } else if (method === "notifications/resources/updated") this.subscriptions.updated(upstream, params);
             else this.each((c) => c.listChanged(method));
           },
         })

@@ -21,9 +21,13 @@ const isResponse = (m) => m?.method === undefined && m?.id !== undefined && (m.r
 /**
  * Wraps `transport` for a server with `capabilities`, once a Server has connected to it
  * (its `onmessage` set; some transports forward it to an inner one, so it is read, not
- * redefined).
+ * redefined). `hooks.hello()` settles the capabilities before initialize or server/discover
+ * is answered; `hooks.listen(uris)` subscribes a listen stream's URIs, resolving with those
+ * it could.
  */
-export function wire(transport, capabilities) {
+export function wire(transport, capabilities, hooks = {}) {
+  const hello = hooks.hello ?? (async () => {});
+  const listenTo = hooks.listen ?? (async () => []);
   const requests = new Map(); // id -> { method, params, modern } until answered
   const listens = new Map(); // listen request id -> the filter it was granted
   let modern = false; // the client spoke the modern era
@@ -37,23 +41,35 @@ export function wire(transport, capabilities) {
       const isModern = isModernRequest(message);
       requests.set(message.id, { method: message.method, params: message.params, modern: isModern });
       // A client that probed with server/discover may still settle on the 2025 era.
-      if (message.method === "initialize") modern = false;
+      if (message.method === "initialize") {
+        modern = false;
+        return hello().then(() => inner(message, extra));
+      }
       if (isModern) {
         modern = true;
         const version = unsupportedVersion(message);
         if (version !== undefined) return answer(message.id, { error: unsupportedVersionError(version) });
-        if (message.method === "server/discover") return answer(message.id, { result: discoverResult(capabilities) });
-        if (message.method === "subscriptions/listen") {
-          // Open until the connection ends: the command never ends a subscription itself.
-          const filter = honoured(message.params?.notifications);
-          listens.set(message.id, filter);
-          return send(acknowledgement(message.id, filter)).catch(() => {});
-        }
+        if (message.method === "server/discover") return hello().then(() => answer(message.id, { result: discoverResult(capabilities) }));
+        if (message.method === "subscriptions/listen") return listen(message);
       }
     }
     // A cancelled request gets no response: forget it here.
     if (message?.method === "notifications/cancelled") requests.delete(message.params?.requestId);
     return inner(message, extra);
+  }
+
+  // Open until the connection ends: the command never ends a subscription itself. Its URIs
+  // are subscribed before the acknowledgement, so every update after it is delivered.
+  async function listen(message) {
+    await hello();
+    const filter = honoured(message.params?.notifications, capabilities);
+    if (filter.resourceSubscriptions !== undefined) {
+      const uris = await listenTo(filter.resourceSubscriptions);
+      if (uris.length > 0) filter.resourceSubscriptions = uris;
+      else delete filter.resourceSubscriptions;
+    }
+    listens.set(message.id, filter);
+    return send(acknowledgement(message.id, filter)).catch(() => {});
   }
 
   function answer(id, body) {
