@@ -3,6 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { validateConfig } from '../cli/config.mjs';
 import { BIN, FIXTURE, tempDir, writeConfig, connectStdio, value } from './_cli.mjs';
 
@@ -84,6 +85,31 @@ test('validateConfig accepts both server kinds and the codeMode section', () => 
   }), []);
   assert.deepEqual(validateConfig([]), ['(root): expected an object with "mcpServers", got an array']);
   assert.deepEqual(validateConfig({ mcpServers: { 'my server': { command: 1 } } }), ['mcpServers["my server"].command: expected a non-empty string, got 1']);
+  assert.deepEqual(validateConfig({ mcpServers: { a: { command: 'x' } }, namespacePrompts: false }), []);
+  assert.deepEqual(validateConfig({ mcpServers: { a: { command: 'x' } }, namespacePrompts: 'no' }), ['namespacePrompts: expected true or false, got "no"']);
+});
+
+test('with namespacePrompts false, prompts keep their names and a name two servers share is the first one\'s', async () => {
+  const reference = fileURLToPath(new URL('./fixtures/conformance-upstream.mjs', import.meta.url));
+  const twin = { command: process.execPath, args: [reference] };
+  const file = writeConfig(temp.dir, { mcpServers: { first: twin, second: twin }, namespacePrompts: false }, 'plain-prompts.json');
+  const { client, stderr } = await connectStdio(file);
+  try {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => [p.name, p._meta['codemode-native/server']]).sort(), [
+      ['test_prompt_with_arguments', 'first'],
+      ['test_prompt_with_embedded_resource', 'first'],
+      ['test_prompt_with_image', 'first'],
+      ['test_simple_prompt', 'first'],
+    ]);
+    await stderr.waitFor(/second: prompt "test_simple_prompt" is left out: "first" has one of that name/, 'the warning about the shadowed prompt');
+    const { messages } = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
+    assert.equal(messages[0].content.text, "Prompt with arguments: arg1='a', arg2='b'");
+    const error = await client.getPrompt({ name: 'nothing' }).then(() => null, (e) => e);
+    assert.equal(error?.message, 'MCP error -32602: Prompt "nothing" not found: no MCP server lists it');
+  } finally {
+    await client.close();
+  }
 });
 
 test('a server that cannot start is named in exec and does not stop the command', async () => {

@@ -1,9 +1,9 @@
 // The command's config file: the `mcpServers` format MCP clients already use, plus a
-// `codeMode` section. Validation collects every problem as "<path>: <problem>".
+// `codeMode` section and `namespacePrompts`. Validation collects every problem as "<path>: <problem>".
 import { readFileSync } from "node:fs";
 import { suggestion } from "./suggest.mjs";
 
-const TOP_KEYS = ["mcpServers", "codeMode"];
+const TOP_KEYS = ["mcpServers", "codeMode", "namespacePrompts"];
 const STDIO_KEYS = ["type", "command", "args", "env", "cwd"];
 const HTTP_KEYS = ["type", "url", "headers"];
 const TRANSPORT_TYPES = ["stdio", "http", "streamable-http"];
@@ -126,12 +126,15 @@ export function validateConfig(config) {
   else if (Object.keys(servers).length === 0) problems.push(`mcpServers: empty; name at least one MCP server`);
   else for (const [name, def] of Object.entries(servers)) server(name, def, key("mcpServers", name), problems);
   if (config.codeMode !== undefined) codeMode(config.codeMode, "codeMode", problems);
+  if (config.namespacePrompts !== undefined && typeof config.namespacePrompts !== "boolean") {
+    problems.push(`namespacePrompts: expected true or false, got ${describe(config.namespacePrompts)}`);
+  }
   return problems.map((p) => p.replace(/^\(root\)\./, ""));
 }
 
 /**
  * The config in the shape the command uses: `servers` as `[{ name, kind, ...definition }]`,
- * `limits` and `isolation`. Throws a ConfigError listing every problem.
+ * `limits`, `isolation` and `namespacePrompts` (default true). Throws a ConfigError listing every problem.
  */
 export function loadConfig(file) {
   let text;
@@ -154,5 +157,5 @@ export function loadConfig(file) {
     kind: def.url !== undefined ? "http" : "stdio",
     ...def,
   }));
-  return { servers, limits, isolation };
+  return { servers, limits, isolation, namespacePrompts: config.namespacePrompts ?? true };
 }

@@ -40,7 +40,8 @@ Config file:
       "maxSnapshotBytes": 10485760, "maxPendingToolCalls": 16, "snapshotTtlSeconds": 900,
       "searchDefaultLimit": 8, "maxSearchLimit": 50, "languages": ["javascript", "typescript"],
       "isolation": "process"
-    }
+    },
+    "namespacePrompts": true
   }
 
   mcpServers   required; a local server has "command" (and optional "args", "env", "cwd"),
@@ -49,6 +50,9 @@ Config file:
   codeMode     optional; the session limits (positive integers, clamped to their ranges)
                and "isolation": "process" (a sandbox process per session, the default on
                Linux and macOS) or "thread".
+  namespacePrompts
+               optional, default true: upstream prompts are named "<server>__<prompt>";
+               false keeps their own names (a name two servers share is the first one's).
 
 A bad config exits with status 2, naming each bad field (e.g. "mcpServers.fs.args[1]:
 expected a string, got 7"). An upstream server that fails or exits is restarted with

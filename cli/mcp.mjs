@@ -60,7 +60,7 @@ export async function runMcp(argv) {
     process.stdout.write(MCP_HELP);
     return 0;
   }
-  const hub = new Hub(config.servers);
+  const hub = new Hub(config.servers, { namespacePrompts: config.namespacePrompts });
   const names = config.servers.map((s) => s.name);
   log(`starting ${names.length === 1 ? "1 MCP server" : `${names.length} MCP servers`}: ${names.join(", ")}`);
   const started = hub.start();

@@ -149,13 +149,46 @@ export function servePassthrough(connection, hub) {
     return {};
   });
 
+  // With `namespacePrompts: false` a prompt keeps its name, owned by the first server (in
+  // config order) that lists it; a later server's prompt of the same name is left out.
+  const promptOwners = new Map();
+  const shadowed = new Set(); // "<server>/<prompt>" already warned about
+
+  function commandPrompts(lists) {
+    if (hub.namespacePrompts) return lists.flatMap(({ upstream, items }) => items.map((p) => ({ ...tagged(upstream.name, p), name: promptName(upstream.name, p.name) })));
+    const prompts = [];
+    const owners = new Map();
+    for (const { upstream, items } of lists) {
+      for (const prompt of items) {
+        if (owners.has(prompt.name)) {
+          const key = `${upstream.name}/${prompt.name}`;
+          if (!shadowed.has(key)) log(`${upstream.name}: prompt ${JSON.stringify(prompt.name)} is left out: "${owners.get(prompt.name)}" has one of that name`, "warning");
+          shadowed.add(key);
+          continue;
+        }
+        owners.set(prompt.name, upstream.name);
+        prompts.push(tagged(upstream.name, prompt));
+      }
+    }
+    for (const [name, owner] of owners) promptOwners.set(name, owner);
+    return prompts;
+  }
+
   server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
     const lists = await listEach(upstreams, "prompts", "listPrompts", "prompts", extra.signal);
-    return { prompts: lists.flatMap(({ upstream, items }) => items.map((p) => ({ ...tagged(upstream.name, p), name: promptName(upstream.name, p.name) }))) };
+    return { prompts: commandPrompts(lists) };
   });
 
   // The server and upstream name of a command prompt name.
-  function ownerOfPrompt(name) {
+  async function ownerOfPrompt(name, signal) {
+    if (!hub.namespacePrompts) {
+      const candidates = upstreams.filter((u) => u.capabilities?.prompts !== undefined);
+      if (candidates.length === 1) return { upstream: candidates[0], prompt: name };
+      if (!promptOwners.has(name)) commandPrompts(await listEach(upstreams, "prompts", "listPrompts", "prompts", signal));
+      const owner = byName(promptOwners.get(name));
+      if (owner === undefined) throw protocolError(ErrorCode.InvalidParams, `Prompt ${JSON.stringify(name)} not found: no MCP server lists it`);
+      return { upstream: owner, prompt: name };
+    }
     const split = splitPromptName(name, upstreams.map((u) => u.name));
     if (split === undefined) {
       throw protocolError(ErrorCode.InvalidParams, `Prompt ${JSON.stringify(name)} not found: prompts are named <server>__<prompt> (servers: ${upstreams.map((u) => u.name).join(", ")})`);
@@ -164,7 +197,7 @@ export function servePassthrough(connection, hub) {
   }
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const { upstream, prompt } = ownerOfPrompt(request.params.name);
+    const { upstream, prompt } = await ownerOfPrompt(request.params.name, extra.signal);
     return upstream.call((client) => client.getPrompt({ ...request.params, name: prompt }, { signal: extra.signal }), extra.signal);
   });
 
@@ -173,7 +206,7 @@ export function servePassthrough(connection, hub) {
     let upstream;
     let params = request.params;
     if (ref.type === "ref/prompt") {
-      const owner = ownerOfPrompt(ref.name);
+      const owner = await ownerOfPrompt(ref.name, extra.signal);
       upstream = owner.upstream;
       params = { ...params, ref: { ...ref, name: owner.prompt } };
     } else {

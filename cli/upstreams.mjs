@@ -9,7 +9,9 @@ import { VERSION } from "./addon.mjs";
 import { log, logListeners, errorText, LEVELS } from "./log.mjs";
 
 export class Hub {
-  constructor(servers) {
+  /** `namespacePrompts`: whether prompts are named `<server>__<prompt>` (namespace.mjs). */
+  constructor(servers, { namespacePrompts = true } = {}) {
+    this.namespacePrompts = namespacePrompts;
     this.connections = new Set();
     this.subscriptions = new Subscriptions();
     this.upstreams = servers.map(
