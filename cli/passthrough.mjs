@@ -135,7 +135,7 @@ export function servePassthrough(connection, hub) {
     if (upstream.capabilities?.resources?.subscribe !== true) {
       throw protocolError(ErrorCode.InvalidParams, `Resource ${uri} is served by "${upstream.name}", which does not offer subscriptions`);
     }
-    await hub.subscriptions.add(upstream, uri, connection, (params) => connection.resourceUpdated(params), signal);
+    await hub.subscriptions.add(upstream, uri, connection, (params) => connection.resourceUpdated(params));
   }
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {

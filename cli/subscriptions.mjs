@@ -6,7 +6,7 @@ import { log, errorText } from "./log.mjs";
 
 export class Subscriptions {
   constructor() {
-    this.byUri = new Map(); // uri -> { upstream, who: Map(key -> deliver(params)) }
+    this.byUri = new Map(); // uri -> { upstream, ready (the upstream's subscribe), who: Map(key -> deliver(params)) }
   }
 
   /** Whether any upstream declared `resources.subscribe` (in its last connection). */
@@ -16,20 +16,22 @@ export class Subscriptions {
 
   /**
    * `key` (a connection, or a listen stream of one) wants updates of `uri`, which `upstream`
-   * owns; `deliver(params)` sends one. Subscribes the upstream on the first wanting it.
+   * owns; `deliver(params)` sends one. Subscribes the upstream on the first wanting it;
+   * rejects, keeping nothing, when the upstream refuses.
    */
-  async add(upstream, uri, key, deliver, signal) {
+  async add(upstream, uri, key, deliver) {
     let entry = this.byUri.get(uri);
     if (entry === undefined || entry.upstream !== upstream) {
       entry = { upstream, who: new Map() };
       this.byUri.set(uri, entry);
-      try {
-        await upstream.call((client) => client.subscribeResource({ uri }, { signal }), signal);
-      } catch (error) {
-        this.byUri.delete(uri);
-        throw error;
-      }
+      // Not the caller's signal: others may come to share this subscription before it ends.
+      entry.ready = upstream.call((client) => client.subscribeResource({ uri }));
+      entry.ready.catch(() => {
+        if (this.byUri.get(uri) === entry) this.byUri.delete(uri);
+      });
     }
+    // A second subscriber while the upstream has not answered yet shares its answer.
+    await entry.ready;
     entry.who.set(key, deliver);
   }
 
