@@ -681,7 +681,7 @@ attack('an endless text() flood times out with bounded output',
   'for (;;) text("x".repeat(1000))', (r) => {
     timesOut(r);
     assert.ok(Array.isArray(r.output), 'failed results keep earlier output');
-  });
+  }, { session: clocked });
 attack('a console flood is truncated once',
   'for (let i = 0; i < 20000; i++) console.log("c".repeat(100)); return 1', (r) => {
     assert.equal(r.status, 'completed', show(r));

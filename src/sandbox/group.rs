@@ -89,6 +89,11 @@ impl Group {
         // elsewhere can be ended for room (outside this group's lock: it takes others').
         for attempt in 0..2 {
             let mut held = self.held.lock();
+            // A cell that reaches a worker after its session closed: a process started for
+            // it would be held by nobody's group and linger until the idle sweep.
+            if self.released.load(Ordering::SeqCst) {
+                return Err(crate::error::messages::SESSION_CLOSED.to_string());
+            }
             // A start ahead (`prestart`, begun with the cell's call) is this VM's process:
             // wait for one spawning; take over one still queued.
             while choose(&held, limits).is_none() {

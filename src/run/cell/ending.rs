@@ -140,6 +140,13 @@ impl Cell {
             self.owner.host().cancel(&call_id);
         }
         self.owner.forget(&self.run_id);
+        // Before the answer, so that a caller who starts a cell on hearing it finds this
+        // VM's sandbox process idle (at `maxSandboxProcesses` that decides whether it
+        // starts). Retiring hands the heap to the reaper or the sandbox; it frees nothing here.
+        // A turn the watchdog gave up on still holds the VM; it retires it on return.
+        if !self.watch.is_abandoned() {
+            self.retire_vm();
+        }
         if let Some(responder) = responder {
             let outcome = result::final_result(
                 &mut self.book.lock(),
@@ -149,14 +156,10 @@ impl Cell {
             );
             responder(outcome);
         }
-        // A turn the watchdog gave up on still holds the VM; it retires it on return.
-        if !self.watch.is_abandoned() {
-            self.retire_vm();
-        }
     }
 
-    /// Drops the VM after the caller has its answer (freeing a heap is work nobody needs
-    /// to wait for), at guest priority.
+    /// Drops the VM: a thread VM's heap is freed by the reaper at guest priority, a
+    /// sandbox VM's by its process.
     pub(super) fn retire_vm(&self) {
         discard(std::mem::replace(&mut self.state.lock().phase, Phase::Done));
     }
