@@ -20,7 +20,11 @@ pub fn bytecode(
 ) -> Result<&'static [u8], String> {
     cache
         .get_or_init(|| {
-            let runtime = Runtime::new().map_err(|e| e.to_string())?;
+            // Rust's allocator, as every VM: `Runtime::new` uses libc's malloc, and a sandbox
+            // process then kept that arena (~150 KB) for good, since the VM it was building
+            // at the time pinned its pages. A heap of its own measured worse (bench/README.md).
+            let runtime = Runtime::new_with_alloc(rquickjs::allocator::RustAllocator)
+                .map_err(|e| e.to_string())?;
             let context = Context::full(&runtime).map_err(|e| e.to_string())?;
             context.with(|ctx| {
                 let module = Module::declare(ctx.clone(), name, format!("export default {source}"))

@@ -1,6 +1,6 @@
 //! Process-wide machinery that runs guests and knows nothing of sessions: the worker
-//! pool, the timer thread, thread priority, spare VMs, the reaper, the watchdog and the
-//! budgeted parses of untrusted source for the gateway's thread.
+//! pool, the timer thread, thread priority, spare VMs, the reaper, the watchdog, the
+//! budgeted parses of untrusted source for the gateway's thread, and giving memory back.
 
 pub mod alloc_budget;
 pub mod bounded;

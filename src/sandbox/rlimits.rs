@@ -4,13 +4,13 @@
 
 /// Guest data when the addon does not say (`data_limit_bytes` 0): four guests at the
 /// largest memory limit (1 GiB) or sixty-four at the default (64 MiB), on top of what
-/// the process already holds, which includes the allocator's first 1 GiB arena.
+/// the process already holds (the allocator's first arena: 64 MiB in the sandbox).
 pub const DEFAULT_DATA_LIMIT_BYTES: u64 = 4 << 30;
 
 /// Address space beyond the data ceiling, for reservations RLIMIT_DATA does not count: one
-/// more 1 GiB allocator arena (mimalloc reserves them inaccessible and commits piecemeal
-/// where the kernel does not overcommit) and the transient over-reservation of an aligned
-/// allocation. Measurements: docs/security.md.
+/// more allocator arena of up to 1 GiB (mimalloc reserves them inaccessible and commits
+/// piecemeal where the kernel does not overcommit) and the transient over-reservation of
+/// an aligned allocation. Measurements: docs/security.md.
 #[cfg(target_os = "linux")]
 const ADDRESS_SPACE_SLACK_BYTES: u64 = 1 << 30;
 
