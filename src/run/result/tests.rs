@@ -76,6 +76,7 @@ fn book(max_output: usize) -> RunBook {
         duration_ms: Some(1.5),
         output_preview: Some("\"ok\"".into()),
         error: None,
+        unredacted: Default::default(),
     });
     assert_eq!(record, 0);
     book
