@@ -137,7 +137,9 @@ pub fn record_previews(_: &[String]) {
             std::hint::black_box(deferred_preview(&redactor, std::hint::black_box(output)));
         }
         let deferred = micros_per(t, n) * 1000.0;
-        println!("round {round}: previews per call at once {eager:.0} ns, deferred {deferred:.0} ns");
+        println!(
+            "round {round}: previews per call at once {eager:.0} ns, deferred {deferred:.0} ns"
+        );
     }
 }
 

@@ -144,7 +144,10 @@ mod tests {
             record.succeeded(&redactor, output);
             record.redact(&redactor);
             assert_eq!(record.input_preview, preview(&redactor, input));
-            assert_eq!(record.output_preview.as_deref(), Some(preview(&redactor, output).as_str()));
+            assert_eq!(
+                record.output_preview.as_deref(),
+                Some(preview(&redactor, output).as_str())
+            );
             assert!(!record.input_preview.contains("hunter2"));
             assert!(!format!("{:?}", record.output_preview).contains(TOKEN));
             let once = record.clone();
