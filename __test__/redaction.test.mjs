@@ -3,7 +3,7 @@
 // nestedCalls pass through the same redaction.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { native, makeSession, closeAll, run, show } from './_helpers.mjs';
+import { native, makeSession, closeAll, run, show, drain } from './_helpers.mjs';
 
 const { redactSource, CodeModeSession } = native;
 after(closeAll);
@@ -132,6 +132,49 @@ test('nested-call previews in onEvent and nestedCalls are redacted', async () =>
   assert.ok(previews.some((p) => p.includes('[REDACTED]')));
   const lookup = r.nestedCalls.find((c) => c.toolName === 'lookup');
   assert.equal(lookup.inputPreview, '{"password":"[REDACTED]","note":"ref [REDACTED]"}');
+});
+
+// Records keep short texts as they came until a result reads them (src/run/nested_calls.rs):
+// every result that shows a record must show it redacted, including a text settled after
+// an earlier result already read the record.
+test('nestedCalls are redacted in a waiting result and again after a call settles past it', async () => {
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  const session = makeSession({
+    redaction: { secrets: ['db-pass-778899'] },
+    tools: [
+      { name: 'lookup', execute: () => ({ key: OPENAI }) },
+      { name: 'explode', execute: () => { throw new Error('login failed for db-pass-778899'); } },
+      { name: 'held', execute: () => gate },
+    ],
+  });
+  const first = await run(session, `
+    await lookup({ password: "db-pass-778899" });
+    try { await explode({}); } catch {}
+    const pending = held({ auth: "${GITHUB}" });
+    await yield_control("park");
+    return (await pending).key.length;
+  `);
+  assert.equal(first.status, 'waiting', show(first));
+  const byTool = (r) => Object.fromEntries(r.nestedCalls.map((c) => [c.toolName, c]));
+  const parked = byTool(first);
+  assert.equal(parked.lookup.inputPreview, '{"password":"[REDACTED]"}');
+  assert.equal(parked.lookup.outputPreview, '{"key":"[REDACTED]"}');
+  assert.equal(parked.explode.error, 'login failed for [REDACTED]');
+  assert.equal(parked.held.status, 'pending', JSON.stringify(first.nestedCalls));
+  assert.equal(parked.held.inputPreview, '{"auth":"[REDACTED]"}');
+  assert.deepEqual(first.pendingToolCalls.map((p) => [p.id, p.toolName]), [[parked.held.callId, 'held']]);
+  release({ key: SLACK });
+  const last = await drain(session, await session.wait({ runId: first.runId }));
+  assert.equal(last.status, 'completed', show(last));
+  assert.equal(last.value, SLACK.length);
+  const done = byTool(last);
+  assert.equal(done.held.status, 'ok', JSON.stringify(last.nestedCalls));
+  assert.equal(done.held.inputPreview, '{"auth":"[REDACTED]"}');
+  assert.equal(done.held.outputPreview, '{"key":"[REDACTED]"}');
+  for (const secret of ['db-pass-778899', OPENAI, GITHUB, SLACK]) {
+    assert.ok(!JSON.stringify([first, last]).includes(secret), `${secret} leaked`);
+  }
 });
 
 test('recognisable tokens are masked in previews without a redaction option', async () => {

@@ -1,9 +1,10 @@
 // The tool-call floor beside the real call, in one process and alternating rounds:
 // `node bench/call-floor.mjs [rounds] [calls]` prints wall and CPU µs per sequential
-// awaited call for the floor (bench/floor), thread mode and process mode (bench/README.md).
+// awaited call for the floor (bench/floor), thread mode, process mode and, when asked, the
+// quickjs-wasi reference and another build's two modes (bench/README.md).
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import { cpuNow } from './procfs.mjs';
-import { runFloor } from './floor/floor.mjs';
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Number(process.argv[2]) || 5;
@@ -12,9 +13,11 @@ const SIDES = (process.env.FLOOR_SIDES ?? 'floor,thread,process').split(',');
 const add = async ({ a, b }) => ({ sum: a + b });
 const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 
-function session(isolation) {
-  // CALL_FLOOR_ADDON: another build's `.node`, for before/after runs of one script.
-  const { CodeModeSession } = require(process.env.CALL_FLOOR_ADDON ?? '../index.js');
+// CALL_FLOOR_ADDON: another build's `index.js` in place of this one; CALL_FLOOR_BEFORE:
+// another build's, loaded beside this one for the sides `thread@before` and `process@before`
+// (two builds of the addon load side by side: each `.node` keeps its own state).
+function session(isolation, addon = process.env.CALL_FLOOR_ADDON ?? '../index.js') {
+  const { CodeModeSession } = require(addon);
   const s = new CodeModeSession({ sessionId: isolation, isolation, tools: [{ name: 'add', description: 'add', parameters: { type: 'object' }, execute: add }], limits: { timeoutMs: 60_000 } });
   const code = (n) => `let s = 0;\nfor (let i = 0; i < ${n}; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s`;
   return {
@@ -27,13 +30,39 @@ function session(isolation) {
 }
 
 const make = {
-  floor: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 })), close() {} }),
+  floor: () => floor(false),
   // The floor with Node woken by an uv_async_t instead of a threadsafe function.
-  flooruv: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), true), close() {} }),
+  flooruv: () => floor(true),
   thread: () => session('thread'),
   process: () => session('process'),
+  'thread@before': () => session('thread', before()),
+  'process@before': () => session('process', before()),
+  // The quickjs-wasi worker pool of bench/peers (one worker per core), the same loop.
+  reference: async () => {
+    const { QuickJsWasiPool, compileQuickJsModule } = await import('./peers/quickjs-wasi-pool.mjs');
+    const pool = new QuickJsWasiPool({ module: await compileQuickJsModule(), tools: [{ name: 'add', execute: add }], size: os.availableParallelism(), timeoutMs: 60_000, fresh: 'create' });
+    await pool.ready();
+    const code = (n) => `let s = 0;\nfor (let i = 0; i < ${n}; i++) s += (await add({ a: i, b: 1 })).sum;\nreturn s`;
+    return {
+      async run(n) {
+        const r = await pool.exec(code(n));
+        if (r?.status !== 'completed' || r.value !== (n * (n + 1)) / 2) throw new Error(JSON.stringify(r).slice(0, 300));
+      },
+      close: () => pool.close(),
+    };
+  },
 };
-const runners = Object.fromEntries(SIDES.map((s) => [s, make[s]()]));
+// Loaded only when asked for: the floor addon is built on its own (bench/README.md).
+async function floor(uv) {
+  const { runFloor } = await import('./floor/floor.mjs');
+  return { run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), uv), close() {} };
+}
+function before() {
+  if (!process.env.CALL_FLOOR_BEFORE) throw new Error('the @before sides need CALL_FLOOR_BEFORE=<another build>/index.js');
+  return process.env.CALL_FLOOR_BEFORE;
+}
+const runners = {};
+for (const side of SIDES) runners[side] = await make[side]();
 const figures = Object.fromEntries(SIDES.map((s) => [s, { wall: [], cpu: [], main: [] }]));
 for (const side of SIDES) await runners[side].run(500);
 for (let round = 0; round < ROUNDS; round++) {
@@ -49,8 +78,8 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 for (const side of SIDES) await runners[side].close();
-console.log('side      wall µs/call  CPU µs/call (all)  Node main thread');
+console.log(`${'side'.padEnd(15)} wall µs/call  CPU µs/call (all)  Node main thread`);
 for (const side of SIDES) {
   const f = figures[side];
-  console.log(`${side.padEnd(9)} ${median(f.wall).toFixed(1).padStart(12)}  ${median(f.cpu).toFixed(1).padStart(17)}  ${median(f.main).toFixed(1).padStart(16)}   walls ${f.wall.map((x) => x.toFixed(0)).join(' ')}`);
+  console.log(`${side.padEnd(15)} ${median(f.wall).toFixed(1).padStart(12)}  ${median(f.cpu).toFixed(1).padStart(17)}  ${median(f.main).toFixed(1).padStart(16)}   walls ${f.wall.map((x) => x.toFixed(0)).join(' ')}`);
 }

@@ -10,10 +10,11 @@ mod timing;
 /// A probe's name on the command line and its body, which takes the remaining arguments.
 type Probe = (&'static str, fn(&[String]));
 
-const PROBES: [Probe; 6] = [
+const PROBES: [Probe; 7] = [
     ("trivial-cells", timing::trivial_cells),
     ("phases", timing::phases),
     ("nested-call", timing::nested_call_cost),
+    ("record-previews", timing::record_previews),
     ("large-catalog", timing::large_catalog),
     ("leak", leak::vm_and_exec),
     ("mixed-leak", leak::mixed),

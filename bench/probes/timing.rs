@@ -115,6 +115,34 @@ pub fn nested_call_cost(_: &[String]) {
     );
 }
 
+/// A nested-call record's previews of a small input and result, made at once (redacted:
+/// the token, credential-pair and secret passes) and deferred (kept as they came, redacted
+/// when a result reads the record), per call.
+pub fn record_previews(_: &[String]) {
+    use codemode_native::run::nested_calls::{deferred_preview, preview};
+    use codemode_native::source::redact::Redactor;
+    let redactor = Redactor::default();
+    let (input, output) = (r#"{"a":12345,"b":1}"#, r#"{"sum":12346}"#);
+    let n = 1_000_000;
+    for round in 0..3 {
+        let t = Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(preview(&redactor, std::hint::black_box(input)));
+            std::hint::black_box(preview(&redactor, std::hint::black_box(output)));
+        }
+        let eager = micros_per(t, n) * 1000.0;
+        let t = Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(deferred_preview(&redactor, std::hint::black_box(input)));
+            std::hint::black_box(deferred_preview(&redactor, std::hint::black_box(output)));
+        }
+        let deferred = micros_per(t, n) * 1000.0;
+        println!(
+            "round {round}: previews per call at once {eager:.0} ns, deferred {deferred:.0} ns"
+        );
+    }
+}
+
 /// Parsing, catalog build, session creation and `model_tools` for the catalog in the
 /// `{"tools": [...]}` file named by the first argument.
 pub fn large_catalog(args: &[String]) {

@@ -3,7 +3,7 @@
 //! bridge fills it and the cell's turn reads and clears it.
 
 use super::contracts::ToolContracts;
-use super::nested_calls::{preview, NestedCall};
+use super::nested_calls::NestedCall;
 use super::output::OutputBudget;
 use super::protocol::HostCall;
 use crate::error::CodeModeError;
@@ -165,19 +165,14 @@ impl RunBook {
         let Some(call) = self.calls.remove(&bridge_id) else {
             return false;
         };
-        let redactor = self.redactor.clone();
-        if let Some(record) = call.record.and_then(|i| self.record_mut(i)) {
+        let index = call.record.and_then(|i| i.checked_sub(self.nested_base));
+        if let Some(record) = index.and_then(|i| self.nested.get_mut(i)) {
+            let redactor = &self.redactor;
             record.duration_ms =
                 Some((call.started.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
             match outcome {
-                Ok(json) => {
-                    record.status = "ok";
-                    record.output_preview = Some(preview(&redactor, json));
-                }
-                Err(failure) => {
-                    record.status = "error";
-                    record.error = Some(preview(&redactor, &failure.message));
-                }
+                Ok(json) => record.succeeded(redactor, json),
+                Err(failure) => record.failed(redactor, &failure.message),
             }
         }
         true
@@ -226,9 +221,14 @@ impl RunBook {
         self.nested_base + self.nested.len()
     }
 
-    /// The kept nested-call records, oldest first.
-    pub fn records(&self) -> impl Iterator<Item = &NestedCall> {
-        self.nested.iter()
+    /// The kept nested-call records, oldest first, redacted (once: a record keeps its
+    /// short texts unredacted until it is first read here).
+    pub fn records(&mut self) -> impl Iterator<Item = &NestedCall> {
+        let redactor = &self.redactor;
+        self.nested.iter_mut().map(|record| {
+            record.redact(redactor);
+            &*record
+        })
     }
 
     /// Registers an internal reply the next turn will deliver (a released yield).

@@ -76,6 +76,7 @@ fn book(max_output: usize) -> RunBook {
         duration_ms: Some(1.5),
         output_preview: Some("\"ok\"".into()),
         error: None,
+        unredacted: Default::default(),
     });
     assert_eq!(record, 0);
     book
@@ -198,5 +199,65 @@ fn session_telemetry_alone_serialises_as_code_mode_telemetry() {
     assert_eq!(
         session_telemetry().into_value().to_string(),
         format!("{{{SESSION_JSON}}}")
+    );
+}
+
+/// Records keep short texts unredacted until read (nested_calls.rs): a waiting result
+/// shows them redacted, and so does the final one for a text settled after that first read.
+#[test]
+fn every_result_shows_nested_call_previews_redacted() {
+    use crate::run::protocol::HostCall;
+    use crate::run::state::InFlight;
+    use crate::source::redact::Redactor;
+    use std::sync::Arc;
+    let redactor = Redactor::new(vec!["hunter2".into()], &[], "redaction").unwrap();
+    let mut book = RunBook::new(1024, 16).with_redactor(Arc::new(redactor));
+    let call = HostCall {
+        call_id: "cm_1:1".into(),
+        parent_call_id: None,
+        run_id: "cm_1".into(),
+        session_id: "s".into(),
+        tool_index: 0,
+        surface: false,
+        tool_name: "echo".into(),
+        callable_name: "echo".into(),
+        input_json: r#"{"pw":"hunter2"}"#.into(),
+    };
+    let started = NestedCall::started(&call, &book.redactor);
+    let record = book.add_record(started);
+    let in_flight = InFlight {
+        call_id: call.call_id.clone(),
+        callable_name: call.callable_name.clone(),
+        contracts: None,
+        tool_name: call.tool_name.clone(),
+        started: std::time::Instant::now(),
+        record: Some(record),
+    };
+    book.calls.insert(7, in_flight);
+    let parked = text(waiting_result(
+        &mut book,
+        "cm_1",
+        "yield",
+        &metrics(),
+        Telemetry::default(),
+    ));
+    assert!(
+        parked.contains(r#""inputPreview":"{\"pw\":\"[REDACTED]\"}""#),
+        "{parked}"
+    );
+    assert!(book.settle_call(7, &Ok(r#"{"echo":"hunter2"}"#.into())));
+    let done = text(final_result(
+        &mut book,
+        Ok("1".into()),
+        &metrics(),
+        Telemetry::default(),
+    ));
+    assert!(
+        done.contains(r#""outputPreview":"{\"echo\":\"[REDACTED]\"}""#),
+        "{done}"
+    );
+    assert!(
+        !parked.contains("hunter2") && !done.contains("hunter2"),
+        "{parked}\n{done}"
     );
 }
