@@ -205,6 +205,33 @@ export interface ModelToolsOptions {
   /** exec and wait in OpenAI strict function-calling form (every property required, optional ones nullable). */
   strict?: boolean;
 }
+/** One run record: opaque bytes and the version the store gave them (docs/durable-runs.md). */
+export interface RunRecord { version: number; bytes: Uint8Array; }
+/** `put` options: `expectVersion` null or absent = create-only; `ttlSeconds` 1..31,536,000 (default 86,400). */
+export interface RunStorePutOptions { expectVersion?: number | null; ttlSeconds?: number; }
+/** A put wrote `version` (`expectVersion + 1`, 1 for a create), or found `current` (null: no live record). */
+export type RunStorePutResult = { ok: true; version: number } | { ok: false; current: number | null };
+/** The `code` of an error a run store throws or rejects with. */
+export type RunStoreErrorCode = "invalid_input" | "snapshot_limit_exceeded" | "store_unavailable" | "record_refused";
+/**
+ * Where durable runs live between processes. Bring your own by implementing these three
+ * methods to the contract of docs/durable-runs.md (compare-and-set; expiry after the last put).
+ */
+export interface RunStore {
+  /** The live record of `runId`, or null (none, deleted, or expired). */
+  get(runId: string): Promise<RunRecord | null>;
+  /** Writes `bytes` as `expectVersion + 1` only if the live version is `expectVersion` (null: no live record). */
+  put(runId: string, bytes: Uint8Array, options?: RunStorePutOptions): Promise<RunStorePutResult>;
+  /** Deletes the live record (only at `expectVersion` when given); true if one was deleted. */
+  delete(runId: string, expectVersion?: number | null): Promise<boolean>;
+}
+/** `sqliteRunStore` options. */
+export interface SqliteRunStoreOptions {
+  /** How long an operation waits for another process's lock (default 5,000, max 600,000). */
+  busyTimeoutMs?: number;
+  /** The largest record in bytes (default 10 MiB, 1,024..256 MiB); over it: `snapshot_limit_exceeded`. */
+  maxRecordBytes?: number;
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -269,6 +296,21 @@ export declare class CodeModeSession {
   cancelRun(runId: string): boolean
 }
 
+/** The embedded run store: one SQLite file (WAL) that several processes may share. */
+export declare class SqliteRunStore {
+  /** The live record of `runId`, or null when there is none or it expired. */
+  get(runId: string): Promise<RunStoreRecord | null>
+  /** Writes `bytes` if the live version is `options.expectVersion` (null: none). */
+  put(runId: string, bytes: Uint8Array, options?: RunStorePutOptions): Promise<RunStorePutResult>
+  /**
+   * Deletes the live record of `runId` (only at `expectVersion` when given); resolves
+   * true if one was deleted.
+   */
+  delete(runId: string, expectVersion?: number | null): Promise<boolean>
+  /** Closes the file; later operations reject with `store_unavailable`. Idempotent. */
+  close(): Promise<void>
+}
+
 /**
  * Fail-closed check of the final model payload once code mode engaged: exactly one
  * `exec`, one `wait`, and only the given direct-only tools. Throws an Error with
@@ -319,6 +361,22 @@ export declare function resolveCodeModeConfig(config: unknown, ctx?: { agentId?:
  * 900 s) and a tool-call budget (default 5, max 200; over it: `tool_budget_exceeded`).
  */
 export declare function runCodeModeScript(code: string, options: CodeModeSessionOptions & { language?: "javascript" | "typescript"; wallClockMs?: number; maxToolCalls?: number; signal?: AbortSignal }): Promise<CodeModeResult>
+
+/** What a put did: `{ ok: true, version }` or `{ ok: false, current }`. */
+export interface RunStorePutReply {
+  ok: boolean
+  version?: number
+  current?: number | null
+}
+
+/** A run record as a store returns it. */
+export interface RunStoreRecord {
+  version: number
+  bytes: Buffer
+}
+
+/** Opens (on first use) the SQLite run store at `path`; see docs/durable-runs.md. */
+export declare function sqliteRunStore(path: string, options?: SqliteRunStoreOptions): SqliteRunStore
 
 /**
  * What a gateway sends back to the model for an exec/wait result: `status`, then `value`

@@ -836,12 +836,14 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CodeModeSession = nativeBinding.CodeModeSession
+module.exports.SqliteRunStore = nativeBinding.SqliteRunStore
 module.exports.assertCodeModePayload = nativeBinding.assertCodeModePayload
 module.exports.codeModeRuntimeStats = nativeBinding.codeModeRuntimeStats
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.redactSource = nativeBinding.redactSource
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig
 module.exports.runCodeModeScript = nativeBinding.runCodeModeScript
+module.exports.sqliteRunStore = nativeBinding.sqliteRunStore
 module.exports.toModelResult = nativeBinding.toModelResult
 module.exports.transformTypeScript = nativeBinding.transformTypeScript
 module.exports.validateCodeModeConfig = nativeBinding.validateCodeModeConfig

@@ -24,6 +24,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 const API = [
   'CodeModeSession', 'runCodeModeScript', 'configureCodeModeRuntime', 'transformTypeScript',
   'resolveCodeModeConfig', 'validateCodeModeConfig', 'assertCodeModePayload', 'redactSource',
+  'sqliteRunStore',
 ];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
@@ -45,22 +46,23 @@ test('the package resolves itself by name through its exports map', async () => 
 });
 
 test('package.json lists the entries, the platform packages and their targets', () => {
-  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs']);
+  assert.deepEqual(pkg.files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'stores']);
   // The command's MCP SDK must install with the package, not only in development.
   assert.deepEqual(Object.keys(pkg.bin), ['codemode-native']);
   assert.ok(pkg.dependencies['@modelcontextprotocol/sdk']);
-  // Each adapter is a subpath export with an ESM and a CommonJS entry, each with its own
-  // types, whose files exist; its framework is an optional peer.
+  // Each adapter (and run store) is a subpath export with an ESM and a CommonJS entry,
+  // each with its own types, whose files exist; its framework (client) is an optional peer.
   for (const [subpath, entry] of Object.entries(pkg.exports).filter(([k]) => k !== '.' && k !== './package.json')) {
     const name = subpath.slice(2);
+    const file = name.startsWith('stores/') ? name : `adapters/${name}`;
     assert.deepEqual(entry, {
-      import: { types: `./adapters/${name}.d.mts`, default: `./adapters/${name}.mjs` },
-      require: { types: `./adapters/${name}.d.cts`, default: `./adapters/${name}.cjs` },
+      import: { types: `./${file}.d.mts`, default: `./${file}.mjs` },
+      require: { types: `./${file}.d.cts`, default: `./${file}.cjs` },
     });
     for (const file of [entry.import.types, entry.import.default, entry.require.types, entry.require.default]) {
       assert.ok(fs.existsSync(path.join(root, file)), `${subpath}: ${file}`);
     }
-    assert.deepEqual(pkg.typesVersions['*'][name], [`adapters/${name}.d.cts`], subpath);
+    assert.deepEqual(pkg.typesVersions['*'][name], [`${file}.d.cts`], subpath);
   }
   for (const peer of Object.keys(pkg.peerDependencies ?? {})) {
     assert.equal(pkg.peerDependenciesMeta[peer].optional, true, peer);
@@ -123,7 +125,7 @@ after(() => {
 
 test('the packed main package holds the entries and no binary', () => {
   const installed = fs.readdirSync(path.join(app, 'node_modules', 'codemode-native')).sort();
-  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'package.json']);
+  assert.deepEqual(installed, ['CHANGELOG.md', 'LICENSE', 'README.md', 'adapters', 'bin', 'cli', 'index.d.mts', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', 'stores']);
   const binaryDir = path.join(app, 'node_modules', `codemode-native-${packed.platform}`);
   assert.ok(fs.existsSync(path.join(binaryDir, packed.binary)));
 });
@@ -187,9 +189,11 @@ test('the installed package ships each adapter with its types', () => {
       assert.ok(fs.existsSync(path.join(dir, file)), `${subpath}: ${file}`);
     }
   }
-  // What the adapters import among themselves ships too.
-  for (const file of fs.readdirSync(path.join(root, 'adapters'))) {
-    assert.ok(fs.existsSync(path.join(dir, 'adapters', file)), file);
+  // What the adapters and stores import among themselves ships too.
+  for (const folder of ['adapters', 'stores']) {
+    for (const file of fs.readdirSync(path.join(root, folder))) {
+      assert.ok(fs.existsSync(path.join(dir, folder, file)), `${folder}/${file}`);
+    }
   }
 });
 
@@ -209,7 +213,7 @@ test('the installed platform package runs guests in its own sandbox executable',
   assert.deepEqual(out, { status: 'completed', value: 5, sandboxProcesses: 1 });
 });
 
-const ADAPTERS = { 'ai-sdk': ['catalogTools', 'codeModeTools'], anthropic: ['catalogTools', 'codeModeTools', 'runToolUse'], langchain: ['catalogTools', 'codeModeTools'], 'openai-agents': ['catalogTools', 'codeModeTools'] };
+const ADAPTERS = { 'ai-sdk': ['catalogTools', 'codeModeTools'], anthropic: ['catalogTools', 'codeModeTools', 'runToolUse'], langchain: ['catalogTools', 'codeModeTools'], 'openai-agents': ['catalogTools', 'codeModeTools'], 'stores/redis': ['redisRunStore'], 'stores/postgres': ['postgresRunStore'] };
 
 test('the CommonJS adapters are generated from the ESM sources and up to date', () => {
   const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-adapters.mjs'), '--check'], { encoding: 'utf8' });

@@ -25,7 +25,7 @@ test('an unknown session option names the nearest valid one', () => {
 });
 
 test('an unknown session option far from every name lists the valid ones', () => {
-  throwsInvalid(() => makeSession({ colour: 'red' }), /^colour is not an option; valid options: sessionId, .*isolation, sandboxGroup, telemetry\.$/);
+  throwsInvalid(() => makeSession({ colour: 'red' }), /^colour is not an option; valid options: sessionId, .*isolation, sandboxGroup, telemetry, durableRuns\.$/);
 });
 
 test('an unknown limit names the nearest limit with its path', () => {

@@ -22,6 +22,12 @@ pub enum ErrorCode {
     MemoryLimitExceeded,
     /// Headless scripts only: the script made more tool calls than its budget.
     ToolBudgetExceeded,
+    /// A run store failed: its file or server is unreachable, unwritable, closed, or
+    /// did not answer within its timeout (src/store/).
+    StoreUnavailable,
+    /// A sealed run record that does not open: tampered, truncated, rolled back, moved
+    /// to another run or scope, or sealed under no configured key (src/store/seal.rs).
+    RecordRefused,
 }
 
 impl ErrorCode {
@@ -38,6 +44,8 @@ impl ErrorCode {
             ErrorCode::ToolError => "tool_error",
             ErrorCode::MemoryLimitExceeded => "memory_limit_exceeded",
             ErrorCode::ToolBudgetExceeded => "tool_budget_exceeded",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::RecordRefused => "record_refused",
         }
     }
 }

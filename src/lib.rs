@@ -16,6 +16,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod session;
 pub mod source;
+pub mod store;
 pub mod surfaces;
 
 // The binding registers with Node at load time; unit-test builds have no Node to load

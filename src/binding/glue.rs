@@ -32,6 +32,8 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/redaction.js"),
     ",\ntelemetry: ",
     include_str!("glue/telemetry.js"),
+    ",\ndurable: ",
+    include_str!("glue/durable.js"),
     "})"
 );
 /// `redactionAsText(options)`: RegExp patterns as Rust regex text.

@@ -205,3 +205,30 @@ export interface ModelToolsOptions {
   /** exec and wait in OpenAI strict function-calling form (every property required, optional ones nullable). */
   strict?: boolean;
 }
+/** One run record: opaque bytes and the version the store gave them (docs/durable-runs.md). */
+export interface RunRecord { version: number; bytes: Uint8Array; }
+/** `put` options: `expectVersion` null or absent = create-only; `ttlSeconds` 1..31,536,000 (default 86,400). */
+export interface RunStorePutOptions { expectVersion?: number | null; ttlSeconds?: number; }
+/** A put wrote `version` (`expectVersion + 1`, 1 for a create), or found `current` (null: no live record). */
+export type RunStorePutResult = { ok: true; version: number } | { ok: false; current: number | null };
+/** The `code` of an error a run store throws or rejects with. */
+export type RunStoreErrorCode = "invalid_input" | "snapshot_limit_exceeded" | "store_unavailable" | "record_refused";
+/**
+ * Where durable runs live between processes. Bring your own by implementing these three
+ * methods to the contract of docs/durable-runs.md (compare-and-set; expiry after the last put).
+ */
+export interface RunStore {
+  /** The live record of `runId`, or null (none, deleted, or expired). */
+  get(runId: string): Promise<RunRecord | null>;
+  /** Writes `bytes` as `expectVersion + 1` only if the live version is `expectVersion` (null: no live record). */
+  put(runId: string, bytes: Uint8Array, options?: RunStorePutOptions): Promise<RunStorePutResult>;
+  /** Deletes the live record (only at `expectVersion` when given); true if one was deleted. */
+  delete(runId: string, expectVersion?: number | null): Promise<boolean>;
+}
+/** `sqliteRunStore` options. */
+export interface SqliteRunStoreOptions {
+  /** How long an operation waits for another process's lock (default 5,000, max 600,000). */
+  busyTimeoutMs?: number;
+  /** The largest record in bytes (default 10 MiB, 1,024..256 MiB); over it: `snapshot_limit_exceeded`. */
+  maxRecordBytes?: number;
+}

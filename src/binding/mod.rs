@@ -14,3 +14,4 @@ mod runtime;
 mod scheduler;
 mod script;
 mod session;
+mod store;

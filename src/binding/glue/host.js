@@ -10,7 +10,7 @@
     const events = modules.events({ limits });
     const telemetry = modules.telemetry({ preview: events.preview });
     const calls = modules.invoke({ events, telemetry, signals: modules.signals(), done, pauseBudget, resumeBudget });
-    const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction });
+    const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction, durable: modules.durable });
     const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, requestSignal: calls.requestSignal, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
     // signal, listener }. owner is the JS session, kept reachable meanwhile; listener is the

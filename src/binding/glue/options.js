@@ -4,14 +4,14 @@
 // validates namespaces itself (src/surfaces/namespaces.rs).
 (function options(deps) {
   "use strict";
-  // `redactionAsText`: glue/redaction.js, shared with `redactSource`.
-  const { invoke, limits, redactionAsText } = deps;
+  // `redactionAsText`: glue/redaction.js, shared with `redactSource`; `durable`: glue/durable.js.
+  const { invoke, limits, redactionAsText, durable } = deps;
   const MAX_NAMESPACE_DEPTH = limits.maxNamespaceDepth;
   const MAX_NAMESPACE_LEAVES = limits.maxNamespaceLeaves;
   // Options this version refuses rather than ignores.
   const NOT_YET = [];
   // Every key a session reads (`isolation` is checked in Rust); any other is a mistake.
-  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation", "sandboxGroup", "telemetry"];
+  const SESSION_KEYS = ["sessionId", "sessionKey", "agentId", "agentRunId", "tools", "mcpServers", "nodes", "skills", "namespaces", "swarm", "limits", "redaction", "onEvent", "beforeToolCall", "isolation", "sandboxGroup", "telemetry", "durableRuns"];
   // The keys of the `telemetry` option.
   const TELEMETRY_KEYS = ["enabled", "captureContent"];
   // Every key a tool definition has; the other tool formats' names for them are pointed to.
@@ -28,6 +28,7 @@
     error.code = "invalid_input";
     return error;
   }
+  const refuseDurableRuns = durable(invalid);
 
   function isObject(value) {
     return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -280,6 +281,7 @@
     for (const key of NOT_YET) {
       if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
     }
+    refuseDurableRuns(options.durableRuns);
     if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
       throw invalid("limits must be an object.");
     }
