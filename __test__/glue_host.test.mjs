@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 
 const binding = new URL("../src/binding/", import.meta.url);
 const load = (file) => vm.runInThisContext(readFileSync(new URL(file, binding), "utf8"), { filename: file });
-const modules = Object.fromEntries(["events", "invoke", "options", "mcp", "signals", "redaction", "telemetry"].map((name) => [name, load(`glue/${name}.js`)]));
+const modules = Object.fromEntries(["events", "invoke", "options", "mcp", "signals", "redaction", "telemetry", "durable"].map((name) => [name, load(`glue/${name}.js`)]));
 const scheduler = load("scheduler.js");
 // Every Rust source of the binding, sub-folders included (session/calls.rs).
 const rust = readdirSync(binding, { recursive: true }).filter((f) => f.endsWith(".rs")).map((f) => readFileSync(new URL(f, binding), "utf8")).join("\n");

@@ -8,12 +8,12 @@ import vm from "node:vm";
 import { limits } from "./fixtures/glue_limits.mjs";
 
 const load = (name) => vm.runInThisContext(readFileSync(new URL(`../src/binding/glue/${name}.js`, import.meta.url), "utf8"), { filename: `glue/${name}.js` });
-const [createEvents, createInvoke, createOptions, redactionAsText] = ["events", "invoke", "options", "redaction"].map(load);
+const [createEvents, createInvoke, createOptions, redactionAsText, durable] = ["events", "invoke", "options", "redaction", "durable"].map(load);
 
 function setup() {
   const reports = [];
   const invoke = createInvoke({ events: createEvents({ limits }), done: (token, ok, text) => reports.push({ token, ok, text }), pauseBudget() {}, resumeBudget() {} });
-  return { invoke, options: createOptions({ invoke, limits, redactionAsText }), reports };
+  return { invoke, options: createOptions({ invoke, limits, redactionAsText, durable }), reports };
 }
 
 const execute = () => null;
