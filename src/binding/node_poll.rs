@@ -46,19 +46,25 @@ pub fn install(env: &Env) -> Result<()> {
         let handle = std::alloc::alloc_zeroed(layout).cast::<c_void>();
         if handle.is_null() {
             hub.orphan();
-            return Err(Error::from_reason("out of memory for the sandbox poll handle"));
+            return Err(Error::from_reason(
+                "out of memory for the sandbox poll handle",
+            ));
         }
         if uv_poll_init(event_loop.cast(), handle, hub.fd()) != 0 {
             std::alloc::dealloc(handle.cast(), layout);
             hub.orphan();
-            return Err(Error::from_reason("the sandbox poll handle could not start"));
+            return Err(Error::from_reason(
+                "the sandbox poll handle could not start",
+            ));
         }
         let watch = Box::into_raw(Box::new(Watch { hub, layout }));
         *handle.cast::<*mut Watch>() = watch;
         // Closed (not freed) on failure: libuv knows an initialised handle.
         if uv_poll_start(handle, UV_READABLE, on_ready) != 0 {
             cleanup(handle);
-            return Err(Error::from_reason("the sandbox poll handle could not start"));
+            return Err(Error::from_reason(
+                "the sandbox poll handle could not start",
+            ));
         }
         uv_unref(handle);
         check_status!(sys::napi_add_env_cleanup_hook(raw, Some(cleanup), handle))?;

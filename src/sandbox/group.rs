@@ -198,8 +198,10 @@ impl Group {
         if claimed.is_err() {
             return;
         }
-        let started = catch_unwind(AssertUnwindSafe(|| capacity::start(executors, limits, self.hub.as_ref())))
-            .unwrap_or_else(|_| Err("the sandbox start panicked".into()));
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            capacity::start(executors, limits, self.hub.as_ref())
+        }))
+        .unwrap_or_else(|_| Err("the sandbox start panicked".into()));
         let mut held = self.held.lock();
         self.start.store(NO_START, Ordering::SeqCst);
         match started {
