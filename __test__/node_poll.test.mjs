@@ -5,9 +5,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
+import { readdirSync } from 'node:fs';
 import { ADDON_PATH, makeSession, closeAll, run, show } from './_helpers.mjs';
+import { sandboxChildren, until } from './_processes.mjs';
 
 const supported = process.platform === 'linux' || process.platform === 'darwin';
+// The tests that read /proc.
+const linux = process.platform === 'linux';
 after(closeAll);
 
 // A worker that makes a process-mode session with an `add` tool and runs `code` in it
@@ -93,4 +97,71 @@ test('a busy main thread neither stalls a worker\'s sandboxes nor makes its own 
   assert.equal(mine.reason, 'pending_tools', show(mine));
   await worker.terminate();
   assert.equal((await run(session, 'return 2')).value, 2, 'the main thread\'s sandbox still works');
+});
+
+// A worker whose one process-mode session floods the gateway with tool calls (50 at a
+// time, 1 KB inputs, for ever) and says so once 100 have reached its tool.
+const FLOODER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { CodeModeSession } = require(workerData.addon);
+let calls = 0;
+const session = new CodeModeSession({
+  sessionId: 'flooder',
+  isolation: 'process',
+  limits: { timeoutMs: 600_000 },
+  tools: [{ name: 'add', description: 'add', parameters: { type: 'object' }, execute: async ({ a, b }) => {
+    if (++calls === 100) parentPort.postMessage('flooding');
+    return { sum: a + b.length };
+  } }],
+});
+session.exec({ code: 'for (;;) await Promise.all(Array.from({ length: 50 }, (_, i) => add({ a: i, b: "x".repeat(1000) })))' });
+`;
+
+/** This process's sandboxes that `before` did not hold, zombies included. */
+const newSandboxes = (before) => sandboxChildren(process.pid).filter((pid) => !before.includes(pid));
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+/** Starts a flooding worker, terminates it mid-flood, and waits until its sandbox is reaped. */
+async function floodAndTerminate() {
+  const before = sandboxChildren(process.pid);
+  const worker = new Worker(FLOODER, { eval: true, workerData: { addon: ADDON_PATH } });
+  const flooding = new Promise((resolve) => worker.once('message', resolve));
+  assert.equal(await flooding, 'flooding');
+  const its = newSandboxes(before);
+  assert.equal(its.length, 1, `the worker's session runs in one sandbox: ${its}`);
+  await worker.terminate();
+  // Killed and reaped by the poller thread, which took the worker's hub over: no zombie.
+  const reaped = await until(() => newSandboxes(before).length === 0);
+  assert.ok(reaped, `the terminated worker's sandbox ${its} is still a child: ${newSandboxes(before)}`);
+}
+
+test('a worker terminated mid-flood hands its sandbox to the poller thread, which reaps it, and its hub\'s fds go', { skip: !linux }, async () => {
+  // The first round starts what lives as long as the gateway (its poller, its threads).
+  await floodAndTerminate();
+  const fds = openFds();
+  for (let round = 0; round < 3; round++) await floodAndTerminate();
+  const released = await until(() => openFds() <= fds);
+  assert.ok(released, `open fds grew from ${fds} to ${openFds()} over three workers`);
+  // The main thread's sandboxes are served as before.
+  const session = makeSession({ isolation: 'process', tools: [{ name: 'add', description: 'add', parameters: { type: 'object' }, execute: async ({ a, b }) => ({ sum: a + b }) }] });
+  assert.equal((await run(session, ADD_LOOP)).value, 20_100);
+});
+
+test('a worker whose session is idle ends by itself, and its sandbox is reaped', { skip: !linux }, async () => {
+  const before = sandboxChildren(process.pid);
+  // Nothing keeps its loop alive once the cell has answered: not the session, not the poll
+  // handle on its hub (unreferenced).
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const { CodeModeSession } = require(workerData.addon);
+     const session = new CodeModeSession({ sessionId: 'idle', isolation: 'process' });
+     session.exec({ code: 'return 7' }).then((r) => parentPort.postMessage(r.value));`,
+    { eval: true, workerData: { addon: ADDON_PATH } },
+  );
+  const answered = new Promise((resolve) => worker.once('message', resolve));
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  assert.equal(await answered, 7);
+  assert.equal(await exited, 0);
+  const reaped = await until(() => newSandboxes(before).length === 0);
+  assert.ok(reaped, `the ended worker's sandbox is still a child: ${newSandboxes(before)}`);
 });

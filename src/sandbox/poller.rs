@@ -32,8 +32,9 @@ const NODE_TURN: Budget = Budget { reads: 1 };
 const NODE_EVENTS: usize = 32;
 /// The poller thread's turn.
 const THREAD_TURN: Budget = Budget { reads: 4 };
-/// The gateway poller's key for orphaned env hubs' fds (process keys count up from 0).
-const ORPHANS: usize = usize::MAX;
+/// The gateway poller's key for orphaned env hubs' fds: process keys count up from 0, and
+/// `polling` refuses `usize::MAX` (its notifier's).
+const ORPHANS: usize = usize::MAX - 1;
 
 /// What a hub's turns leave to do, for the poller thread's wait (`needs`).
 const DYING: u8 = 1;
@@ -60,6 +61,8 @@ pub struct Hub {
     env: bool,
     /// The env hub's Node environment is gone: the poller thread serves it from now on.
     orphaned: AtomicBool,
+    /// The poller thread keeps it (it has had a process), and so must let it go.
+    kept: AtomicBool,
 }
 
 /// The gateway: its own hub, and the env hubs it keeps.
@@ -129,6 +132,7 @@ impl Hub {
             needs: AtomicU8::new(0),
             env,
             orphaned: AtomicBool::new(false),
+            kept: AtomicBool::new(false),
         })
     }
 
@@ -162,12 +166,16 @@ impl Hub {
     pub fn orphan(&self) {
         CURRENT.with(|current| {
             let mut current = current.borrow_mut();
-            if current.as_ref().is_some_and(|hub| std::ptr::eq(&**hub, self)) {
+            if current
+                .as_ref()
+                .is_some_and(|hub| std::ptr::eq(&**hub, self))
+            {
                 *current = None;
             }
         });
         self.orphaned.store(true, Ordering::SeqCst);
-        if self.needs.load(Ordering::SeqCst) != 0 {
+        // Even with nothing left to serve: the poller thread drops it (and its fds).
+        if self.kept.load(Ordering::SeqCst) {
             if let Ok(gateway) = gateway() {
                 gateway.hub.wake();
             }
@@ -197,6 +205,7 @@ impl Hub {
         if self.env && self.needs.fetch_or(SERVING, Ordering::SeqCst) & SERVING == 0 {
             // The poller thread looks in from now on, in case the Node thread is busy.
             if let Ok(gateway) = gateway() {
+                self.kept.store(true, Ordering::SeqCst);
                 gateway.adopt(self);
             }
         }
@@ -222,7 +231,10 @@ impl Hub {
         let flag = |on: bool, bit: u8| if on { bit } else { 0 };
         let needs = flag(served.is_dying(), DYING)
             | flag(served.is_writing(), WRITING)
-            | flag(served.is_serving() || !self.incoming.lock().is_empty(), SERVING);
+            | flag(
+                served.is_serving() || !self.incoming.lock().is_empty(),
+                SERVING,
+            );
         let before = self.needs.swap(needs, Ordering::SeqCst);
         if self.env && needs & !before & (DYING | WRITING) != 0 {
             // The poller thread's wait shortens for the reap or the judgement.
@@ -239,7 +251,12 @@ fn run() {
     let mut events = Events::new();
     loop {
         events.clear();
-        if gateway.hub.poller.wait(&mut events, gateway.timeout()).is_err() {
+        if gateway
+            .hub
+            .poller
+            .wait(&mut events, gateway.timeout())
+            .is_err()
+        {
             // Not expected; a pause keeps a broken poller from spinning a core.
             std::thread::sleep(REAP_RETRY);
         }
@@ -269,15 +286,12 @@ impl Gateway {
     /// How long the poller thread may wait: until a reap retry, a stall check, or a
     /// look at env hubs with processes, whichever is soonest; for ever if none is due.
     fn timeout(&self) -> Option<Duration> {
-        // Its own hub's and orphaned hubs' input wakes it: no look is due for them.
+        // Its own hub's and nested orphans' input wakes it: no look is due for them.
         let mut needs = self.hub.needs.load(Ordering::SeqCst) & !SERVING;
         for kept in self.envs.lock().iter() {
             let own = kept.hub.needs.load(Ordering::SeqCst);
-            needs |= if kept.hub.orphaned.load(Ordering::SeqCst) {
-                own & !SERVING
-            } else {
-                own
-            };
+            // An orphan not yet in this poller (or that could not join it) is looked at.
+            needs |= if kept.nested { own & !SERVING } else { own };
         }
         if needs & DYING != 0 {
             Some(REAP_RETRY)
@@ -302,9 +316,11 @@ impl Gateway {
                 // Its input wakes this thread from now on. SAFETY: the hub's poller stays
                 // open while the hub is in `envs`, and `release` deletes it first.
                 kept.nested = unsafe {
-                    self.hub
-                        .poller
-                        .add_with_mode(hub.fd(), Event::readable(ORPHANS), PollMode::Level)
+                    self.hub.poller.add_with_mode(
+                        hub.fd(),
+                        Event::readable(ORPHANS),
+                        PollMode::Level,
+                    )
                 }
                 .is_ok();
             }
