@@ -29,7 +29,9 @@ function session(isolation) {
 const make = {
   floor: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 })), close() {} }),
   // The floor with Node woken by an uv_async_t instead of a threadsafe function.
-  flooruv: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), true), close() {} }),
+  flooruv: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), 'uv'), close() {} }),
+  // A Rust thread's call as a frame over a socketpair, read by Node's loop through a uv poll handle.
+  floorsock: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), 'sock'), close() {} }),
   thread: () => session('thread'),
   process: () => session('process'),
 };
