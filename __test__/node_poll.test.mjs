@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ADDON_PATH, makeSession, closeAll, run, show } from './_helpers.mjs';
 import { sandboxChildren, until } from './_processes.mjs';
 
@@ -120,6 +120,15 @@ session.exec({ code: 'for (;;) await Promise.all(Array.from({ length: 50 }, (_, 
 /** This process's sandboxes that `before` did not hold, zombies included. */
 const newSandboxes = (before) => sandboxChildren(process.pid).filter((pid) => !before.includes(pid));
 const openFds = () => readdirSync('/proc/self/fd').length;
+/** Each pid with its state letter (Z: a zombie, not reaped), for a failure's message. */
+const states = (pids) =>
+  pids.map((pid) => {
+    try {
+      return `${pid}:${readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0]}`;
+    } catch {
+      return `${pid}:gone`;
+    }
+  });
 
 /** Starts a flooding worker, terminates it mid-flood, and waits until its sandbox is reaped. */
 async function floodAndTerminate() {
@@ -132,7 +141,7 @@ async function floodAndTerminate() {
   await worker.terminate();
   // Killed and reaped by the poller thread, which took the worker's hub over: no zombie.
   const reaped = await until(() => newSandboxes(before).length === 0);
-  assert.ok(reaped, `the terminated worker's sandbox ${its} is still a child: ${newSandboxes(before)}`);
+  assert.ok(reaped, `the terminated worker's sandbox ${its} is still a child: ${states(newSandboxes(before))}`);
 }
 
 test('a worker terminated mid-flood hands its sandbox to the poller thread, which reaps it, and its hub\'s fds go', { skip: !linux }, async () => {
@@ -163,5 +172,5 @@ test('a worker whose session is idle ends by itself, and its sandbox is reaped',
   assert.equal(await answered, 7);
   assert.equal(await exited, 0);
   const reaped = await until(() => newSandboxes(before).length === 0);
-  assert.ok(reaped, `the ended worker's sandbox is still a child: ${newSandboxes(before)}`);
+  assert.ok(reaped, `the ended worker's sandbox is still a child: ${states(newSandboxes(before))}`);
 });

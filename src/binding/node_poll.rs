@@ -67,7 +67,13 @@ pub fn install(env: &Env) -> Result<()> {
             ));
         }
         uv_unref(handle);
-        check_status!(sys::napi_add_env_cleanup_hook(raw, Some(cleanup), handle))?;
+        // Without the hook nothing would close the handle before the loop goes.
+        if sys::napi_add_env_cleanup_hook(raw, Some(cleanup), handle) != sys::Status::napi_ok {
+            cleanup(handle);
+            return Err(Error::from_reason(
+                "the sandbox poll handle could not start",
+            ));
+        }
     }
     Ok(())
 }

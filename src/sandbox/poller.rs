@@ -202,10 +202,11 @@ impl Hub {
     pub(super) fn watch(self: &Arc<Self>, key: usize, reader: Reader) {
         self.incoming.lock().push((key, reader));
         self.wake();
-        if self.env && self.needs.fetch_or(SERVING, Ordering::SeqCst) & SERVING == 0 {
+        self.needs.fetch_or(SERVING, Ordering::SeqCst);
+        // Once per hub, not on a `needs` bit: a turn racing this one may set that bit first.
+        if self.env && !self.kept.swap(true, Ordering::SeqCst) {
             // The poller thread looks in from now on, in case the Node thread is busy.
             if let Ok(gateway) = gateway() {
-                self.kept.store(true, Ordering::SeqCst);
                 gateway.adopt(self);
             }
         }
