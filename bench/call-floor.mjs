@@ -30,9 +30,11 @@ function session(isolation, addon = process.env.CALL_FLOOR_ADDON ?? '../index.js
 }
 
 const make = {
-  floor: () => floor(false),
+  floor: () => floor('tsfn'),
   // The floor with Node woken by an uv_async_t instead of a threadsafe function.
-  flooruv: () => floor(true),
+  flooruv: () => floor('uv'),
+  // A Rust thread's call as a frame over a socketpair, read by Node's loop through a uv poll handle.
+  floorsock: () => floor('sock'),
   thread: () => session('thread'),
   process: () => session('process'),
   'thread@before': () => session('thread', before()),
@@ -53,9 +55,9 @@ const make = {
   },
 };
 // Loaded only when asked for: the floor addon is built on its own (bench/README.md).
-async function floor(uv) {
+async function floor(how) {
   const { runFloor } = await import('./floor/floor.mjs');
-  return { run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), uv), close() {} };
+  return { run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 }), how), close() {} };
 }
 function before() {
   if (!process.env.CALL_FLOOR_BEFORE) throw new Error('the @before sides need CALL_FLOOR_BEFORE=<another build>/index.js');

@@ -7,6 +7,8 @@ mod glue;
 mod js_host;
 mod mailbox;
 mod model_result;
+#[cfg(unix)]
+mod node_poll;
 mod options;
 mod pending;
 mod redact;

@@ -91,9 +91,13 @@ pub fn held() -> usize {
 }
 
 /// Starts a sandbox process for a group.
-pub fn start(executors: usize, limits: ProcessLimits) -> Result<Arc<SandboxProcess>, String> {
+pub fn start(
+    executors: usize,
+    limits: ProcessLimits,
+    hub: Option<&Arc<super::poller::Hub>>,
+) -> Result<Arc<SandboxProcess>, String> {
     let path = executable()?;
-    SandboxProcess::spawn(&path, executors, limits).map_err(|error| {
+    SandboxProcess::spawn_on(&path, executors, limits, hub).map_err(|error| {
         format!(
             "code mode sandbox process could not start ({}): {error}",
             path.display()

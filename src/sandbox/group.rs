@@ -54,6 +54,8 @@ pub struct Group {
     started: Condvar,
     /// Set by `release`: a start that ends after it holds nothing (its process ends).
     released: AtomicBool,
+    /// The hub serving its processes: that of the Node env it was made on, if any.
+    hub: super::poller::HubRef,
 }
 
 /// Where a new VM goes: an existing process, or a new one to start.
@@ -70,6 +72,7 @@ impl Group {
             start: AtomicU8::new(NO_START),
             started: Condvar::new(),
             released: AtomicBool::new(false),
+            hub: super::poller::current(),
         }
     }
 
@@ -123,7 +126,7 @@ impl Group {
             };
             let process = match placement {
                 Placement::Existing(process) => process,
-                Placement::Start => match capacity::start(executors, limits) {
+                Placement::Start => match capacity::start(executors, limits, self.hub.as_ref()) {
                     Ok(process) => {
                         held.push(Held {
                             process: process.clone(),
@@ -200,8 +203,10 @@ impl Group {
         if claimed.is_err() {
             return;
         }
-        let started = catch_unwind(AssertUnwindSafe(|| capacity::start(executors, limits)))
-            .unwrap_or_else(|_| Err("the sandbox start panicked".into()));
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            capacity::start(executors, limits, self.hub.as_ref())
+        }))
+        .unwrap_or_else(|_| Err("the sandbox start panicked".into()));
         let mut held = self.held.lock();
         self.start.store(NO_START, Ordering::SeqCst);
         match started {

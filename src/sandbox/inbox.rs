@@ -4,7 +4,7 @@
 
 use std::io;
 
-/// Most bytes taken from the socket in one read: the poller's scratch buffer's size.
+/// Most bytes taken from the socket in one read: a hub's scratch buffer's size.
 pub const READ_CHUNK: usize = 64 << 10;
 
 pub struct Inbox {
@@ -34,17 +34,17 @@ impl Inbox {
         }
     }
 
-    /// Reads what `fd` has now, at most a few chunks, through the poller's `scratch` (so
+    /// Reads what `fd` has now, at most `reads` chunks, through the hub's `scratch` (so
     /// a process's own buffer holds only what arrived, not a chunk's capacity).
     #[cfg(unix)]
-    pub fn fill(&mut self, fd: i32, scratch: &mut [u8]) -> io::Result<Filled> {
+    pub fn fill(&mut self, fd: i32, scratch: &mut [u8], reads: usize) -> io::Result<Filled> {
         if self.start > 0 && self.start == self.buffer.len() {
             // Thousands of idle sandboxes keep no read buffers.
             self.buffer = Vec::new();
             self.start = 0;
         }
         let mut filled = Filled::Empty;
-        for _ in 0..4 {
+        for _ in 0..reads.max(1) {
             // SAFETY: `scratch` is valid and writable for its whole length.
             let n = unsafe { libc::read(fd, scratch.as_mut_ptr().cast(), scratch.len()) };
             if n == 0 {

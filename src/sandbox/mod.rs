@@ -19,7 +19,7 @@ mod liveness;
 pub mod locate;
 mod outbox;
 #[cfg(unix)]
-mod poller;
+pub mod poller;
 pub mod pool;
 mod privileges;
 pub mod process;
@@ -27,6 +27,8 @@ mod reader;
 pub mod remote;
 mod rlimits;
 mod serve;
+#[cfg(unix)]
+mod served;
 mod shared;
 #[cfg(unix)]
 mod socket;

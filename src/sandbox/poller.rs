@@ -1,15 +1,19 @@
-//! The one thread that serves every sandbox process's socket (epoll or kqueue, through the
-//! `polling` crate): it routes whole frames, flushes backlogs when a socket has room and
-//! reaps killed processes, and never blocks but in its wait. A socket is unwatched before closed.
+//! Hubs serve sandbox processes' sockets (epoll or kqueue, through `polling`): one per Node
+//! environment, turned by its event loop (a libuv poll handle on the hub's fd), so a tool
+//! call wakes only that thread; and the gateway's own, turned by the poller thread, which
+//! also keeps the env hubs: reaps, judges stalled writers, and serves what a busy Node
+//! thread left waiting. Every turn is bounded and never blocks but in the poller's wait.
 
 use super::outbox::OnBacklog;
 use super::reader::Reader;
+use super::served::{Budget, Served};
 use parking_lot::Mutex;
 use polling::{Event, Events, PollMode, Poller};
-use std::collections::{HashMap, HashSet};
+use std::cell::RefCell;
 use std::io;
-use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::num::NonZeroUsize;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -18,51 +22,169 @@ const CHECK: Duration = Duration::from_millis(250);
 /// How soon the poller looks again at a killed process not yet gone: killed processes
 /// take a moment to end, and `waitpid` is only ever asked without waiting.
 const REAP_RETRY: Duration = Duration::from_millis(5);
+/// How often the poller thread looks at env hubs with processes: input left unserved
+/// since its last look (the Node thread is busy) it serves itself, so a busy Node thread
+/// stalls no turn waiting on a pool worker and trips no sandbox's liveness judgement.
+const FALLBACK: Duration = Duration::from_millis(50);
+/// What a Node thread's turn takes: a few sockets, one read each, then back to the loop
+/// (the poll handle is level-triggered, so what is left calls it again).
+const NODE_TURN: Budget = Budget { reads: 1 };
+const NODE_EVENTS: usize = 32;
+/// The poller thread's turn.
+const THREAD_TURN: Budget = Budget { reads: 4 };
+/// The gateway poller's key for orphaned env hubs' fds: process keys count up from 0, and
+/// `polling` refuses `usize::MAX` (its notifier's).
+const ORPHANS: usize = usize::MAX - 1;
 
-/// What other threads hand the poller thread; each push is followed by a wake.
-pub(super) struct Hub {
+/// What a hub's turns leave to do, for the poller thread's wait (`needs`).
+const DYING: u8 = 1;
+const WRITING: u8 = 2;
+const SERVING: u8 = 4;
+
+/// A sandbox group's choice of hub: `None` for the gateway's.
+pub type HubRef = Option<Arc<Hub>>;
+
+static NEXT_KEY: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Hub {
     poller: Poller,
     /// Processes spawned and not yet watched.
     incoming: Mutex<Vec<(usize, Reader)>>,
     /// Processes whose backlog just became non-empty.
     backlogged: Mutex<Vec<usize>>,
-    next_key: AtomicUsize,
+    served: Mutex<Served>,
+    /// Turns taken: the poller thread serves an env hub's input only if none was taken
+    /// since its last look.
+    turns: AtomicU64,
+    needs: AtomicU8,
+    /// Turned by a Node thread (until orphaned), not by the poller thread.
+    env: bool,
+    /// The env hub's Node environment is gone: the poller thread serves it from now on.
+    orphaned: AtomicBool,
+    /// The poller thread keeps it (it has had a process), and so must let it go.
+    kept: AtomicBool,
 }
 
-/// The gateway's poller thread, started with the first sandbox process.
-pub(super) fn hub() -> io::Result<Arc<Hub>> {
-    static HUB: OnceLock<Option<Arc<Hub>>> = OnceLock::new();
-    HUB.get_or_init(start)
-        .clone()
+/// The gateway: its own hub, and the env hubs it keeps.
+struct Gateway {
+    hub: Arc<Hub>,
+    envs: Mutex<Vec<Kept>>,
+}
+
+struct Kept {
+    /// Held until its env is gone and it serves nothing: an orphaned hub's processes are
+    /// still to be reaped, whoever else let it go.
+    hub: Arc<Hub>,
+    /// At the last look: the hub's turns, and whether input waited.
+    turns: u64,
+    ready: bool,
+    /// Whether its fd is in the gateway's poller (orphaned).
+    nested: bool,
+}
+
+fn gateway() -> io::Result<&'static Gateway> {
+    static GATEWAY: OnceLock<Option<Gateway>> = OnceLock::new();
+    GATEWAY
+        .get_or_init(start)
+        .as_ref()
         .ok_or_else(|| io::Error::other("the sandbox poller thread could not start"))
 }
 
-fn start() -> Option<Arc<Hub>> {
-    let hub = Arc::new(Hub {
-        poller: Poller::new().ok()?,
-        incoming: Mutex::new(Vec::new()),
-        backlogged: Mutex::new(Vec::new()),
-        next_key: AtomicUsize::new(0),
-    });
-    let served = Served {
-        hub: hub.clone(),
-        readers: HashMap::new(),
-        writing: HashSet::new(),
-        dying: Vec::new(),
-        scratch: vec![0; super::inbox::READ_CHUNK],
+fn start() -> Option<Gateway> {
+    let gateway = Gateway {
+        hub: Arc::new(Hub::new(false).ok()?),
+        envs: Mutex::new(Vec::new()),
     };
     std::thread::Builder::new()
         .name("codemode-sandbox-poller".into())
         .stack_size(1 << 20)
-        .spawn(move || served.run())
+        .spawn(run)
         .ok()?;
-    Some(hub)
+    Some(gateway)
+}
+
+thread_local! {
+    /// The hub of the Node environment on this thread, once it has one.
+    static CURRENT: RefCell<Option<Arc<Hub>>> = const { RefCell::new(None) };
+}
+
+/// The hub a new sandbox group on this thread uses: its Node env's, else the gateway's.
+pub(super) fn current() -> HubRef {
+    CURRENT.with(|current| current.borrow().clone())
+}
+
+/// The hub for a process spawned for a group that chose `hub`.
+pub(super) fn hub_for(hub: Option<&Arc<Hub>>) -> io::Result<Arc<Hub>> {
+    match hub {
+        Some(hub) => Ok(hub.clone()),
+        None => Ok(gateway()?.hub.clone()),
+    }
 }
 
 impl Hub {
+    fn new(env: bool) -> io::Result<Hub> {
+        Ok(Hub {
+            poller: Poller::new()?,
+            incoming: Mutex::new(Vec::new()),
+            backlogged: Mutex::new(Vec::new()),
+            served: Mutex::new(Served::new()),
+            turns: AtomicU64::new(0),
+            needs: AtomicU8::new(0),
+            env,
+            orphaned: AtomicBool::new(false),
+            kept: AtomicBool::new(false),
+        })
+    }
+
+    /// A hub for the Node environment on this thread, which must turn it (`serve`) when
+    /// its fd is readable and `orphan` it before it goes; sandbox groups made on this
+    /// thread from now on use it.
+    pub fn for_this_env() -> io::Result<Arc<Hub>> {
+        let hub = Arc::new(Hub::new(true)?);
+        CURRENT.with(|current| *current.borrow_mut() = Some(hub.clone()));
+        Ok(hub)
+    }
+
+    /// What the Node env's poll handle watches: readable while anything waits.
+    pub fn fd(&self) -> RawFd {
+        self.poller.as_raw_fd()
+    }
+
+    /// Node thread, when `fd` is readable: one bounded turn.
+    pub fn serve(&self) {
+        let Some(capacity) = NonZeroUsize::new(NODE_EVENTS) else {
+            return;
+        };
+        let mut events = Events::with_capacity(capacity);
+        let mut served = self.served.lock();
+        let _ = self.poller.wait(&mut events, Some(Duration::ZERO));
+        self.turn(&mut served, &events, NODE_TURN);
+    }
+
+    /// Node thread, at its env's cleanup: the poller thread serves this hub from now on
+    /// (processes of a named group outlive the env that started them).
+    pub fn orphan(&self) {
+        CURRENT.with(|current| {
+            let mut current = current.borrow_mut();
+            if current
+                .as_ref()
+                .is_some_and(|hub| std::ptr::eq(&**hub, self))
+            {
+                *current = None;
+            }
+        });
+        self.orphaned.store(true, Ordering::SeqCst);
+        // Even with nothing left to serve: the poller thread drops it (and its fds).
+        if self.kept.load(Ordering::SeqCst) {
+            if let Ok(gateway) = gateway() {
+                gateway.hub.wake();
+            }
+        }
+    }
+
     /// A key for a process about to be watched.
     pub(super) fn key(&self) -> usize {
-        self.next_key.fetch_add(1, Ordering::SeqCst)
+        NEXT_KEY.fetch_add(1, Ordering::SeqCst)
     }
 
     /// What process `key`'s outbox calls when bytes start to wait.
@@ -77,157 +199,176 @@ impl Hub {
     }
 
     /// Serves the process from now until it is reaped.
-    pub(super) fn watch(&self, key: usize, reader: Reader) {
+    pub(super) fn watch(self: &Arc<Self>, key: usize, reader: Reader) {
         self.incoming.lock().push((key, reader));
         self.wake();
+        self.needs.fetch_or(SERVING, Ordering::SeqCst);
+        // Once per hub, not on a `needs` bit: a turn racing this one may set that bit first.
+        if self.env && !self.kept.swap(true, Ordering::SeqCst) {
+            // The poller thread looks in from now on, in case the Node thread is busy.
+            if let Ok(gateway) = gateway() {
+                gateway.adopt(self);
+            }
+        }
     }
 
     fn wake(&self) {
         // Only fails if the poller itself is broken, which every process then sees.
         let _ = self.poller.notify();
     }
-}
 
-/// The poller thread's own state.
-struct Served {
-    hub: Arc<Hub>,
-    readers: HashMap<usize, Reader>,
-    /// Processes whose socket is watched for room as well.
-    writing: HashSet<usize>,
-    /// Killed, their sockets closed, not yet reaped.
-    dying: Vec<Reader>,
-    scratch: Vec<u8>,
-}
-
-impl Served {
-    fn run(mut self) -> ! {
-        let mut events = Events::new();
-        let mut ready = Vec::new();
-        loop {
-            let timeout = if !self.dying.is_empty() {
-                Some(REAP_RETRY)
-            } else if !self.writing.is_empty() {
-                Some(CHECK)
-            } else {
-                None
-            };
-            events.clear();
-            if self.hub.poller.wait(&mut events, timeout).is_err() {
-                // Not expected; a pause keeps a broken poller from spinning a core.
-                std::thread::sleep(REAP_RETRY);
-            }
-            ready.clear();
-            ready.extend(events.iter().map(|e| (e.key, e.readable, e.writable)));
-            // A bug here must not leave every sandbox unserved: the turn is dropped.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.turn(&ready)));
-        }
-    }
-
-    fn turn(&mut self, ready: &[(usize, bool, bool)]) {
-        let incoming = std::mem::take(&mut *self.hub.incoming.lock());
-        for (key, reader) in incoming {
-            self.admit(key, reader);
-        }
-        let backlogged = std::mem::take(&mut *self.hub.backlogged.lock());
-        for key in backlogged {
-            self.flush(key);
-        }
-        for &(key, readable, writable) in ready {
-            if writable {
-                self.flush(key);
-            }
-            if readable {
-                self.read(key);
-            }
-        }
-        let stalled: Vec<(usize, String)> = self
-            .writing
+    fn turn(&self, served: &mut Served, events: &Events, budget: Budget) {
+        let incoming = std::mem::take(&mut *self.incoming.lock());
+        let backlogged = std::mem::take(&mut *self.backlogged.lock());
+        let ready: Vec<(usize, bool, bool)> = events
             .iter()
-            .filter_map(|key| Some((*key, self.readers.get(key)?.judge()?)))
+            .map(|e| (e.key, e.readable, e.writable))
             .collect();
-        for (key, what) in stalled {
-            self.finish(key, Some(what));
+        // A bug here must not leave every sandbox unserved: the turn is dropped.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            served.turn(&self.poller, incoming, backlogged, &ready, budget)
+        }));
+        self.turns.fetch_add(1, Ordering::SeqCst);
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        let needs = flag(served.is_dying(), DYING)
+            | flag(served.is_writing(), WRITING)
+            | flag(
+                served.is_serving() || !self.incoming.lock().is_empty(),
+                SERVING,
+            );
+        let before = self.needs.swap(needs, Ordering::SeqCst);
+        if self.env && needs & !before & (DYING | WRITING) != 0 {
+            // The poller thread's wait shortens for the reap or the judgement.
+            if let Ok(gateway) = gateway() {
+                gateway.hub.wake();
+            }
         }
-        self.dying.retain_mut(|reader| !reader.try_reap());
     }
+}
 
-    fn admit(&mut self, key: usize, reader: Reader) {
-        let fd = reader.shared().outbox.fd();
-        // SAFETY: the socket stays open while watched: only `finish` closes it (through
-        // `Reader::end`), after deleting it from the poller.
-        let added = unsafe {
-            self.hub
-                .poller
-                .add_with_mode(fd, Event::readable(key), PollMode::Level)
-        };
-        self.readers.insert(key, reader);
-        if added.is_err() {
-            self.finish(key, Some("could not be polled".into()));
-            return;
-        }
-        // Bytes may have started to wait before it was watched.
-        self.flush(key);
-    }
-
-    /// Writes what the socket takes, and watches it for room while bytes still wait.
-    fn flush(&mut self, key: usize) {
-        let Some(reader) = self.readers.get(&key) else {
-            return;
-        };
-        let outbox = &reader.shared().outbox;
-        // A closed socket shows as a failed write: sends fail from then on, and a command
-        // left waiting is judged by the thread waiting for it.
-        let waiting = outbox.flush().is_ok() && outbox.waiting().is_some();
-        if waiting == self.writing.contains(&key) {
-            return;
-        }
-        let interest = if waiting {
-            Event::all(key)
-        } else {
-            Event::readable(key)
-        };
-        // SAFETY: the socket is open while its reader is in `readers` (see `admit`).
-        let fd = unsafe { BorrowedFd::borrow_raw(outbox.fd()) };
-        if self
+/// The poller thread: turns the gateway's hub and keeps the env hubs.
+fn run() {
+    let Ok(gateway) = gateway() else { return };
+    let mut events = Events::new();
+    loop {
+        events.clear();
+        if gateway
             .hub
             .poller
-            .modify_with_mode(fd, interest, PollMode::Level)
+            .wait(&mut events, gateway.timeout())
             .is_err()
         {
-            self.finish(key, Some("could not be polled".into()));
-            return;
+            // Not expected; a pause keeps a broken poller from spinning a core.
+            std::thread::sleep(REAP_RETRY);
         }
-        if waiting {
-            self.writing.insert(key);
+        let mut served = gateway.hub.served.lock();
+        gateway.hub.turn(&mut served, &events, THREAD_TURN);
+        drop(served);
+        gateway.keep();
+    }
+}
+
+impl Gateway {
+    /// Keeps env hub `hub` (once: from its first process on) and looks at it soon.
+    fn adopt(&self, hub: &Arc<Hub>) {
+        let mut envs = self.envs.lock();
+        if !envs.iter().any(|kept| Arc::ptr_eq(&kept.hub, hub)) {
+            envs.push(Kept {
+                hub: hub.clone(),
+                turns: 0,
+                ready: false,
+                nested: false,
+            });
+        }
+        drop(envs);
+        self.hub.wake();
+    }
+
+    /// How long the poller thread may wait: until a reap retry, a stall check, or a
+    /// look at env hubs with processes, whichever is soonest; for ever if none is due.
+    fn timeout(&self) -> Option<Duration> {
+        // Its own hub's and nested orphans' input wakes it: no look is due for them.
+        let mut needs = self.hub.needs.load(Ordering::SeqCst) & !SERVING;
+        for kept in self.envs.lock().iter() {
+            let own = kept.hub.needs.load(Ordering::SeqCst);
+            // An orphan not yet in this poller (or that could not join it) is looked at.
+            needs |= if kept.nested { own & !SERVING } else { own };
+        }
+        if needs & DYING != 0 {
+            Some(REAP_RETRY)
+        } else if needs & SERVING != 0 {
+            Some(FALLBACK)
+        } else if needs & WRITING != 0 {
+            Some(CHECK)
         } else {
-            self.writing.remove(&key);
+            None
         }
     }
 
-    fn read(&mut self, key: usize) {
-        let Some(reader) = self.readers.get_mut(&key) else {
-            return;
-        };
-        match reader.read(&mut self.scratch) {
-            Ok(true) => {}
-            Ok(false) => self.finish(key, None),
-            Err(what) => self.finish(key, Some(what)),
+    /// Looks at each env hub: serves input that waited since the last look with no turn
+    /// taken, and every orphaned hub's; reaps and judges otherwise.
+    fn keep(&self) {
+        let mut envs = self.envs.lock();
+        envs.retain(|kept| !self.release(kept));
+        for kept in envs.iter_mut() {
+            let hub = kept.hub.clone();
+            let orphaned = hub.orphaned.load(Ordering::SeqCst);
+            if orphaned && !kept.nested {
+                // Its input wakes this thread from now on. SAFETY: the hub's poller stays
+                // open while the hub is in `envs`, and `release` deletes it first.
+                kept.nested = unsafe {
+                    self.hub.poller.add_with_mode(
+                        hub.fd(),
+                        Event::readable(ORPHANS),
+                        PollMode::Level,
+                    )
+                }
+                .is_ok();
+            }
+            let ready = orphaned || readable(hub.fd());
+            let turns = hub.turns.load(Ordering::SeqCst);
+            let stale = ready && (orphaned || (kept.ready && kept.turns == turns));
+            (kept.ready, kept.turns) = (ready, turns);
+            let needs = hub.needs.load(Ordering::SeqCst);
+            if !stale && needs & (DYING | WRITING) == 0 {
+                continue;
+            }
+            let Some(mut served) = hub.served.try_lock() else {
+                continue;
+            };
+            let mut events = Events::new();
+            if stale {
+                let _ = hub.poller.wait(&mut events, Some(Duration::ZERO));
+            }
+            hub.turn(&mut served, &events, THREAD_TURN);
+            kept.turns = hub.turns.load(Ordering::SeqCst);
         }
     }
 
-    /// Stops serving process `key`, kills it (for `violation`, if any) and reaps it now
-    /// or on a later turn.
-    fn finish(&mut self, key: usize, violation: Option<String>) {
-        self.writing.remove(&key);
-        let Some(mut reader) = self.readers.remove(&key) else {
-            return;
-        };
-        // SAFETY: still open: `end` below closes it.
-        let fd = unsafe { BorrowedFd::borrow_raw(reader.shared().outbox.fd()) };
-        let _ = self.hub.poller.delete(fd);
-        reader.end(violation);
-        if !reader.try_reap() {
-            self.dying.push(reader);
+    /// Whether `kept` can go: orphaned, serving nothing, and held by nobody else (so no
+    /// process can be added to it).
+    fn release(&self, kept: &Kept) -> bool {
+        let done = kept.hub.orphaned.load(Ordering::SeqCst)
+            && kept.hub.needs.load(Ordering::SeqCst) == 0
+            && Arc::strong_count(&kept.hub) == 1
+            && kept.hub.incoming.lock().is_empty();
+        if done && kept.nested {
+            // SAFETY: still open: the hub is dropped after this.
+            let fd = unsafe { BorrowedFd::borrow_raw(kept.hub.fd()) };
+            let _ = self.hub.poller.delete(fd);
         }
+        done
     }
+}
+
+/// Whether `fd` (a hub's poller) has something waiting, without taking it.
+fn readable(fd: RawFd) -> bool {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    let n = unsafe { libc::poll(&mut poll, 1, 0) };
+    n > 0 && poll.revents & libc::POLLIN != 0
 }

@@ -1,7 +1,7 @@
 //! One sandbox process as the addon sees it: an attacker once a memory bug runs code in it.
 //! Writes to it never block, frames from it are capped, and a process that breaks the
-//! protocol, stops reading or stops answering is killed, and reaped by the poller thread,
-//! which serves every process through the one socket the gateway holds for each.
+//! protocol, stops reading or stops answering is killed, and reaped by its hub (a Node
+//! env's event loop, or the poller thread), through the one socket the gateway holds for each.
 
 use super::outbox::{Outbox, Sent};
 use super::shared::Shared;
@@ -34,13 +34,24 @@ pub struct SandboxProcess {
 impl SandboxProcess {
     /// Starts `executable` with an empty environment (the time zone aside), one socket as
     /// its stdin and stdout and `/dev/null` as its stderr (it reports a failure to start
-    /// in a `Fatal` frame), from the one thread that lives as long as the gateway.
+    /// in a `Fatal` frame), from the one thread that lives as long as the gateway; the
+    /// gateway's poller thread serves it.
     pub fn spawn(
         executable: &Path,
         executors: usize,
         limits: ProcessLimits,
     ) -> std::io::Result<Arc<SandboxProcess>> {
-        let hub = super::poller::hub()?;
+        Self::spawn_on(executable, executors, limits, None)
+    }
+
+    /// As `spawn`, served by `hub` (a Node env's) if given.
+    pub fn spawn_on(
+        executable: &Path,
+        executors: usize,
+        limits: ProcessLimits,
+        hub: Option<&Arc<super::poller::Hub>>,
+    ) -> std::io::Result<Arc<SandboxProcess>> {
+        let hub = super::poller::hub_for(hub)?;
         let (socket, end) = super::socket::pair()?;
         let mut command = Command::new(executable);
         command

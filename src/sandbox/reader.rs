@@ -1,4 +1,4 @@
-//! One sandbox process as the poller thread serves it: routes each whole frame to its VM,
+//! One sandbox process as its hub serves it (on a Node thread or the poller thread): routes each whole frame to its VM,
 //! kills the process for a frame it was not asked for or an input it stopped reading, then
 //! reaps it without waiting (`WNOHANG`; the poller retries) and records how it ended.
 
@@ -28,13 +28,13 @@ impl Reader {
         &self.shared
     }
 
-    /// Reads and routes what arrived; `Ok(false)` at the end of the output, `Err` names
-    /// what the process did that it must be killed for.
+    /// Reads (at most `reads` times) and routes what arrived; `Ok(false)` at the end of
+    /// the output, `Err` names what the process did that it must be killed for.
     #[cfg(unix)]
-    pub(super) fn read(&mut self, scratch: &mut [u8]) -> Result<bool, String> {
+    pub(super) fn read(&mut self, scratch: &mut [u8], reads: usize) -> Result<bool, String> {
         let filled = self
             .inbox
-            .fill(self.shared.outbox.fd(), scratch)
+            .fill(self.shared.outbox.fd(), scratch, reads)
             .map_err(|error| format!("broke the protocol (its output failed: {error})"))?;
         while let Some(frame) = self
             .inbox
@@ -110,7 +110,7 @@ impl Reader {
 
     /// The process is done with (its output ended, or it is killed for `violation`): it is
     /// killed (one that closed its output but lives on ends here) and its socket closed.
-    /// The poller stopped watching the socket first.
+    /// Its hub stopped watching the socket first.
     pub(super) fn end(&mut self, violation: Option<String>) {
         match violation {
             Some(what) => self.shared.violate(what),

@@ -7,6 +7,7 @@ use napi_derive::napi;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
+mod sock;
 mod uv;
 
 /// The answer channel of the running loop (one loop at a time).
