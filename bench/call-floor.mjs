@@ -3,7 +3,6 @@
 // awaited call for the floor (bench/floor), thread mode and process mode (bench/README.md).
 import { createRequire } from 'node:module';
 import { cpuNow } from './procfs.mjs';
-import { runFloor } from './floor/floor.mjs';
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Number(process.argv[2]) || 5;
@@ -26,6 +25,8 @@ function session(isolation) {
   };
 }
 
+// The floor is a separate build (bench/floor): loaded only when a side needs it.
+const { runFloor } = SIDES.some((s) => s.startsWith('floor')) ? await import('./floor/floor.mjs') : {};
 const make = {
   floor: () => ({ run: (n) => runFloor(n, (input) => add({ a: input.value, b: 1 })), close() {} }),
   // The floor with Node woken by an uv_async_t instead of a threadsafe function.
