@@ -82,15 +82,15 @@ function verdict(attack, run) {
   const has = (event) => Boolean(fake?.has(event));
   const delivered = {
     'attack-reached-the-fake': has('marked') && fake.ppid === gatewayPid,
-    'attack-delivered': attack.startsWith('deaf') ? has('began') && seen?.bigCalls > 0 : attack === 'silent' ? has('began') : has('began') && has('delivering'),
+    'attack-delivered': attack.startsWith('deaf') ? has('began') && seen?.bigCalls > 0 : ['silent', 'lingering'].includes(attack) ? has('began') : has('began') && has('delivering'),
   };
   const hostile = seen?.hostile ?? { settled: false };
   const wording =
     attack === 'exit'
       ? KILLED.test(hostile.error) || ENDED.test(hostile.error)
-      : KILLED.test(hostile.error) && !(attack === 'silent' && /deadline/.test(hostile.error));
+      : KILLED.test(hostile.error) && !(['silent', 'lingering'].includes(attack) && /deadline/.test(hostile.error));
   // Attacks that wait for the fixture's go cannot be answered before the bystanders run.
-  const heldUntilGo = !['deaf', 'deaf-close', 'silent'].includes(attack);
+  const heldUntilGo = !['deaf', 'deaf-close', 'silent', 'lingering'].includes(attack);
   return {
     gateway: { code: ended.code, signal: ended.signal, hung: ended.guarded || Boolean(seen?.mainThreadBlocked) },
     memoryEmergency: Boolean(seen?.emergency),
@@ -202,6 +202,9 @@ test('a sandbox that floods bridge requests while no command runs is killed with
 test('a sandbox that floods calls of an unknown 1 MiB tool name and never finishes is killed, the refusals bounded', { skip }, (t) => survives('refusals', t));
 test('a sandbox that stops reading while the gateway writes 8 MiB is killed, and the main thread never blocks', { skip }, (t) => survives('deaf', t));
 test('a sandbox that reads everything and answers nothing is killed before the run deadline', { skip }, (t) => survives('silent', t));
+test('a sandbox that keeps a command open forever once its guest calls a tool is killed before the run deadline', { skip }, (t) => survives('lingering', t));
+test('a sandbox whose Done claims host replies the gateway never sent is killed, and only its run is lost', { skip }, (t) => survives('miscount', t));
+test('a sandbox that floods tool calls in an open command and reads none of the answers is killed, the answers bounded', { skip }, (t) => survives('apply-flood', t));
 test('a sandbox that exits in the middle of a frame loses only its run', { skip }, (t) => survives('exit', t));
 
 test('closing a session whose sandbox stopped reading returns, ends the sandbox and blocks nothing', { skip }, () =>

@@ -29,6 +29,8 @@ function session(isolation, addon = process.env.CALL_FLOOR_ADDON ?? '../index.js
   };
 }
 
+// The floor is a separate build (bench/floor): loaded only when a side needs it.
+const { runFloor } = SIDES.some((s) => s.startsWith('floor')) ? await import('./floor/floor.mjs') : {};
 const make = {
   floor: () => floor('tsfn'),
   // The floor with Node woken by an uv_async_t instead of a threadsafe function.

@@ -2,6 +2,7 @@
 //! an actor whose inbox takes host replies, timer fires, deadlines and aborts. Only a turn
 //! on a pool worker touches the VM, and a turn never waits for the host.
 
+mod direct;
 mod ending;
 mod inbox;
 mod placement;
@@ -82,6 +83,8 @@ pub struct Cell {
     watchdog_timer: Mutex<Option<timer::TimerKey>>,
     book: Arc<Mutex<RunBook>>,
     bridge: std::sync::OnceLock<Arc<CellBridge>>,
+    /// Process mode: where host replies go while the sandbox's command is out.
+    direct: std::sync::OnceLock<crate::sandbox::remote::DirectLink>,
     /// The deadline timer of the current exec/wait call, cancelled when it answers.
     deadline_timer: Mutex<Option<timer::TimerKey>>,
     /// TypeScript cells: where printed positions came from in the user's source.
@@ -129,6 +132,7 @@ impl Cell {
             watchdog_timer: Mutex::new(None),
             book,
             bridge: std::sync::OnceLock::new(),
+            direct: std::sync::OnceLock::new(),
             deadline_timer: Mutex::new(None),
             position_map: std::sync::OnceLock::new(),
             language,
@@ -304,6 +308,7 @@ impl Cell {
                 return;
             };
             self.apply_events(vm);
+            self.set_linger();
             vm.drain_jobs(&self.control);
             let verdict = self.verdict(vm);
             let heap = (!matches!(verdict, Verdict::Idle)).then(|| vm.peak_heap_bytes());
@@ -357,6 +362,10 @@ impl Cell {
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
         let vm = self.new_vm(&source.code)?;
+        if let VmHandle::Process(remote) = &vm {
+            let _ = self.direct.set(remote.direct());
+            self.set_linger();
+        }
         let config = self.owner.prelude_config();
         if let Err(error) = vm.bind(vm_limits, self.control.clone(), bridge, &config) {
             return Err(match vm.lost() {
@@ -427,6 +436,15 @@ fn start_error(error: StartError, language: Language) -> CodeModeError {
 
 impl Inbox for Cell {
     fn deliver(self: Arc<Self>, event: Event) {
+        let event = match event {
+            Event::HostReply { bridge_id, outcome } => {
+                match self.settle_direct(bridge_id, outcome) {
+                    None => return,
+                    Some(outcome) => Event::HostReply { bridge_id, outcome },
+                }
+            }
+            other => other,
+        };
         self.push(event);
     }
 

@@ -5,6 +5,7 @@
 mod args;
 mod guest;
 mod intake;
+mod linger;
 mod proxy;
 mod ready;
 

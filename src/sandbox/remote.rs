@@ -1,12 +1,15 @@
 //! A VM that lives in a sandbox process: the same calls as `guest::vm::Vm`. Binding waits
 //! for the start, host replies and timer fires wait for the next drain, so a turn costs
-//! one round trip. The guest's bridge calls are served as they arrive, on the process's
-//! poller thread; host calls carry the sandbox's ids, which `calls` maps the run's ids to.
+//! one round trip; a host reply that comes while a command is out goes straight into it
+//! ([`DirectLink`]). The guest's bridge calls are served as they arrive, by the thread
+//! serving the process's hub; host calls carry the sandbox's ids, which `calls` maps to.
 
 use super::liveness::Liveness;
 use super::process::SandboxProcess;
 use super::serve::serve;
 use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
+use direct::OpenTurn;
+pub use direct::{DirectLink, DIRECT_REPLIES};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{StartError, VmLimits};
@@ -15,9 +18,11 @@ use crate::source::Language;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
+
+mod direct;
 
 /// Steps a VM may have waiting for its next command (refused calls, host replies, timer
 /// fires); past it the sandbox is making calls no turn of a real guest could.
@@ -39,7 +44,7 @@ pub struct RemoteVm {
     lost: OnceLock<String>,
 }
 
-/// What the VM's turns and the poller thread serving its bridge calls share.
+/// What the VM's turns and the thread serving its bridge calls (its hub's) share.
 struct Link {
     vm: u64,
     process: Weak<SandboxProcess>,
@@ -53,6 +58,13 @@ struct Link {
     /// Bytes of the calls refused since the last command was sent: each was read and
     /// parsed on the addon's side, so a flood of large ones costs the gateway's CPU.
     refused_bytes: AtomicUsize,
+    /// Calls refused since the last command was sent.
+    refused_calls: AtomicUsize,
+    /// The command out, and the answers sent straight into it (`direct`). Locked before
+    /// `pending` and `calls`.
+    turn: Mutex<OpenTurn>,
+    /// How long the next command may linger for host replies (see `ToChild::Run`).
+    linger_ns: AtomicU64,
 }
 
 impl RemoteVm {
@@ -69,6 +81,9 @@ impl RemoteVm {
             calls: Mutex::new(HashMap::new()),
             refused: AtomicBool::new(false),
             refused_bytes: AtomicUsize::new(0),
+            refused_calls: AtomicUsize::new(0),
+            turn: Mutex::new(OpenTurn::default()),
+            linger_ns: AtomicU64::new(0),
         });
         let shared = link.clone();
         // The route alone holds the sender: the process's end disconnects `done`.
@@ -88,6 +103,11 @@ impl RemoteVm {
 
     pub fn process(&self) -> &Arc<SandboxProcess> {
         &self.process
+    }
+
+    /// The way host replies reach this VM's open commands from other threads.
+    pub fn direct(&self) -> DirectLink {
+        DirectLink(self.link.clone())
     }
 
     /// Why the VM is gone (its process ended), once it is.
@@ -163,12 +183,17 @@ impl RemoteVm {
         self.link.pending.lock().push(Step::FireTimer { id });
     }
 
-    /// Runs what is pending and then the jobs; nothing pending means no jobs either (the
-    /// last command drained them).
+    /// Runs what is pending and then the jobs; nothing pending (no steps here, no replies
+    /// waiting in the sandbox) means no jobs either (the last command drained them).
     pub fn drain_jobs(&self) {
-        if !self.link.pending.lock().is_empty() {
+        if !self.link.pending.lock().is_empty() || self.unapplied() {
             self.run([Step::DrainJobs]);
         }
+    }
+
+    /// Replies went to a command that had ended: the sandbox holds them for the next.
+    fn unapplied(&self) -> bool {
+        self.link.turn.lock().has_unapplied()
     }
 
     pub fn first_unhandled_rejection(&self) -> Option<String> {
@@ -192,12 +217,13 @@ impl RemoteVm {
     }
 
     /// Sends the pending steps and `steps` and waits until the command is done (the
-    /// poller thread serves the guest's bridge calls meanwhile). Calls the host refused
+    /// hub's thread serves the guest's bridge calls meanwhile). Calls the host refused
     /// are rejected in a follow-up command, as in-process they throw within the same
-    /// turn. `None` if the process died first (the VM is then lost).
+    /// turn, and so are replies that reached the sandbox after its command ended. `None`
+    /// if the process died first (the VM is then lost).
     fn run(&self, steps: impl IntoIterator<Item = Step>) -> Option<Done> {
         let mut done = self.run_once(steps)?;
-        while self.link.refused.swap(false, Ordering::SeqCst) {
+        while self.link.refused.swap(false, Ordering::SeqCst) || self.unapplied() {
             let (started, map) = (done.started.take(), done.map.take());
             done = self.run_once([Step::DrainJobs])?;
             (done.started, done.map) = (started, map);
@@ -209,8 +235,12 @@ impl RemoteVm {
         if self.lost().is_some() {
             return None;
         }
-        let mut all = std::mem::take(&mut *self.link.pending.lock());
+        let mut all = {
+            self.link.turn.lock().open();
+            std::mem::take(&mut *self.link.pending.lock())
+        };
         self.link.refused_bytes.store(0, Ordering::SeqCst);
+        self.link.refused_calls.store(0, Ordering::SeqCst);
         all.extend(steps);
         let clock = self.control.get().map_or(
             Clock {
@@ -226,6 +256,7 @@ impl RemoteVm {
         let message = ToChild::Run {
             vm: self.link.vm,
             clock,
+            linger_ns: self.link.linger_ns.load(Ordering::SeqCst),
             steps: all,
         };
         if !self.process.command(self.link.vm, &message) {
@@ -260,6 +291,7 @@ impl RemoteVm {
     /// Marks the VM lost with its process's end; `None` for `run` to return. A send
     /// fails once the process is being killed: its death, with the reason, follows.
     fn lose(&self) -> Option<Done> {
+        self.link.turn.lock().lose();
         if self.process.death().is_none() {
             self.process.kill();
             // The poller reaps the killed process, records why it ended, then drops the
@@ -287,12 +319,18 @@ fn answer_within(remaining_ns: Option<u64>) -> Duration {
 }
 
 impl Link {
-    /// One message from the sandbox, on the poller thread: bridge calls are
+    /// One message from the sandbox, on the thread serving its hub: bridge calls are
     /// served here in the order the guest made them; the command's answer goes to the
     /// turn waiting for it, after every call before it was served.
     fn receive(&self, message: FromChild, answers: &Sender<Done>) {
         let request = match message {
             FromChild::Done { done, .. } => {
+                if let Err(what) = self.close_turn(done.applied) {
+                    if let Some(process) = self.process.upgrade() {
+                        process.violate(what.into());
+                    }
+                    return;
+                }
                 // The poller lets only the answer to this VM's one command through.
                 let _ = answers.try_send(done);
                 return;
@@ -323,13 +361,13 @@ impl Link {
     fn call(&self, bridge: &dyn Bridge, id: u32, method: &str, target: &str, input_json: String) {
         let bytes = method.len() + target.len() + input_json.len();
         match bridge.call(method, target, input_json) {
-            Ok(bridge_id) => {
-                self.calls.lock().insert(bridge_id, id);
-            }
+            Ok(bridge_id) => self.started(bridge_id, id),
             Err(mut message) => {
-                let mut pending = self.pending.lock();
                 let refused = self.refused_bytes.fetch_add(bytes, Ordering::SeqCst) + bytes;
-                let flood = if pending.len() >= MAX_PENDING_STEPS {
+                let calls = self.refused_calls.fetch_add(1, Ordering::SeqCst) + 1;
+                let flood = if calls > MAX_PENDING_STEPS
+                    || self.pending.lock().len() >= MAX_PENDING_STEPS
+                {
                     Some(format!(
                         "made more than {MAX_PENDING_STEPS} refused calls in one turn"
                     ))
@@ -342,7 +380,6 @@ impl Link {
                     })
                 };
                 if let Some(what) = flood {
-                    drop(pending);
                     if let Some(process) = self.process.upgrade() {
                         process.violate(what);
                     }
@@ -357,8 +394,9 @@ impl Link {
                     // A copy, not `truncate`: that would keep the whole allocation.
                     message = format!("{}…", &message[..end]);
                 }
-                pending.push(Step::Refuse { id, message });
-                self.refused.store(true, Ordering::SeqCst);
+                if !self.apply_or_queue(Step::Refuse { id, message }) {
+                    self.refused.store(true, Ordering::SeqCst);
+                }
             }
         }
     }

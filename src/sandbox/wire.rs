@@ -17,12 +17,21 @@ pub const MAX_FRAME: usize = 1 << 30;
 /// Addon → sandbox.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToChild {
-    /// Run `steps` on VM `vm` (`Bind` creates it), then answer with `Done`.
+    /// Run `steps` on VM `vm` (`Bind` creates it), then answer with `Done`. A command
+    /// that ends with `DrainJobs` may stay open up to `linger_ns` while its guest awaits
+    /// host calls and nothing else can run, applying the [`ToChild::Apply`] frames that
+    /// come meanwhile; 0 ends it as soon as its steps are through.
     Run {
         vm: u64,
         clock: Clock,
+        #[serde(default)]
+        linger_ns: u64,
         steps: Vec<Step>,
     },
+    /// A host call's answer (`Settle` or `Refuse`) sent while VM `vm`'s command is open:
+    /// applied by that command if it still runs, else first thing in the next. `Done`
+    /// counts them, so the addon knows which it must not send again.
+    Apply { vm: u64, step: Step },
     /// The answer to VM `vm`'s pending bridge request.
     Reply { vm: u64, reply: BridgeReply },
     /// The run was aborted: stop its guest at the next interrupt check.
@@ -98,6 +107,9 @@ pub struct Done {
     /// The text of its `FirstUnhandled` step, if it had one.
     pub first_unhandled: Option<String>,
     pub figures: Figures,
+    /// [`ToChild::Apply`] frames this VM has applied so far, in every command.
+    #[serde(default)]
+    pub applied: u64,
 }
 
 /// The VM's state after a command.

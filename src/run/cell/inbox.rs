@@ -3,7 +3,7 @@
 
 use super::Cell;
 use crate::guest::control::Interrupt;
-use crate::run::protocol::Event;
+use crate::run::protocol::{Event, HostFailure};
 use crate::runtime::pool;
 use crate::sandbox::handle::VmHandle;
 use std::sync::atomic::Ordering;
@@ -18,26 +18,9 @@ impl Cell {
             match event {
                 Event::Abort | Event::Deadline => {}
                 Event::HostReply { bridge_id, outcome } => {
-                    let (contracts, callable) = {
-                        let book = self.book.lock();
-                        let call = book.calls.get(&bridge_id);
-                        (
-                            call.and_then(|c| c.contracts.clone()),
-                            call.map(|c| c.callable_name.clone()).unwrap_or_default(),
-                        )
-                    };
-                    let outcome = self.admit_result(contracts.as_deref(), outcome, &callable);
-                    let known = self.book.lock().settle_call(bridge_id, &outcome);
-                    if known {
-                        match &outcome {
-                            Ok(json) => vm.settle(bridge_id, true, json),
-                            Err(failure) => vm.settle(
-                                bridge_id,
-                                false,
-                                &serde_json::json!({ "message": failure.message, "code": failure.code })
-                                    .to_string(),
-                            ),
-                        }
+                    let outcome = self.admit_outcome(bridge_id, outcome);
+                    if let Some((ok, payload)) = self.record_reply(bridge_id, &outcome) {
+                        vm.settle(bridge_id, ok, &payload);
                     }
                 }
                 Event::Timer { id } => {
@@ -55,6 +38,44 @@ impl Cell {
                 bridge.admit();
             }
         }
+    }
+
+    /// A host reply checked against its tool's output contract and bounded (the same
+    /// reply admitted twice comes out the same).
+    pub(super) fn admit_outcome(
+        &self,
+        bridge_id: u32,
+        outcome: Result<String, HostFailure>,
+    ) -> Result<String, HostFailure> {
+        let (contracts, callable) = {
+            let book = self.book.lock();
+            let call = book.calls.get(&bridge_id);
+            (
+                call.and_then(|c| c.contracts.clone()),
+                call.map(|c| c.callable_name.clone()).unwrap_or_default(),
+            )
+        };
+        self.admit_result(contracts.as_deref(), outcome, &callable)
+    }
+
+    /// Records an admitted reply in the run's state: how to settle the guest's promise,
+    /// or `None` for a call the run no longer waits on.
+    pub(super) fn record_reply(
+        &self,
+        bridge_id: u32,
+        outcome: &Result<String, HostFailure>,
+    ) -> Option<(bool, String)> {
+        if !self.book.lock().settle_call(bridge_id, outcome) {
+            return None;
+        }
+        Some(match outcome {
+            Ok(json) => (true, json.clone()),
+            Err(failure) => (
+                false,
+                serde_json::json!({ "message": failure.message, "code": failure.code })
+                    .to_string(),
+            ),
+        })
     }
 
     /// A host result on its way into the guest: checked against the declared output of

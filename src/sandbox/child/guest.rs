@@ -1,7 +1,9 @@
-//! One VM of the sandbox process and the commands it runs: its steps, the answer within
-//! the addon's frame cap, and the calls its guest makes through the proxy bridge.
+//! One VM of the sandbox process and the commands it runs: its steps, the answers to host
+//! calls that come while it lingers, the answer within the addon's frame cap, and the
+//! calls its guest makes through the proxy bridge.
 
 use super::super::wire::{write_frame, Clock, Done, Figures, FromChild, StartFailure, Step};
+use super::linger::Outstanding;
 use super::proxy::ProxyBridge;
 use super::Out;
 use crate::guest::control::{Control, Interrupt};
@@ -9,11 +11,17 @@ use crate::guest::vm::{Vm, VmLimits};
 use crate::runtime::spare_vms::Spares;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// A command read from the pipe, waiting for or on an executor.
-pub(super) type Job = (Arc<Guest>, Clock, Vec<Step>);
+pub(super) struct Job {
+    pub(super) guest: Arc<Guest>,
+    pub(super) clock: Clock,
+    pub(super) linger: Duration,
+    pub(super) steps: Vec<Step>,
+}
 
 /// One VM and what its commands share.
 pub(super) struct Guest {
@@ -26,6 +34,12 @@ pub(super) struct Guest {
     ),
     /// The largest frame the addon accepts from this process (set by `Bind`).
     max_frame: std::sync::atomic::AtomicUsize,
+    /// `Apply` frames read for this VM, in order; `None` only ends a lingering wait (an
+    /// abort came). Unbounded: the addon sends one per host call it answers.
+    applies: (Sender<Option<Step>>, Receiver<Option<Step>>),
+    /// `Apply` frames applied so far, reported in every `Done`.
+    applied: AtomicU64,
+    outstanding: Arc<Outstanding>,
 }
 
 /// The overrun hook of a command: the front-end's parse of its source ran over its memory
@@ -36,6 +50,7 @@ fn refuse_and_exit(vm: u64, out: &Out) {
         map: None,
         first_unhandled: None,
         figures: Figures::default(),
+        applied: 0,
     };
     let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm, done });
     // SAFETY: `_exit` ends the process without running anything else; the addon reports
@@ -66,10 +81,31 @@ impl Guest {
             control: Arc::new(Control::new()),
             replies: crossbeam_channel::unbounded(),
             max_frame: std::sync::atomic::AtomicUsize::new(super::super::wire::MAX_FRAME),
+            applies: crossbeam_channel::unbounded(),
+            applied: AtomicU64::new(0),
+            outstanding: Arc::new(Outstanding::default()),
         })
     }
 
-    pub(super) fn run(self: &Arc<Self>, clock: Clock, steps: Vec<Step>, out: &Out, spare: &Spares) {
+    /// An `Apply` frame for this VM, from the thread reading the pipe.
+    pub(super) fn apply_later(&self, step: Step) {
+        let _ = self.applies.0.send(Some(step));
+    }
+
+    /// Ends a lingering wait of this VM's command, if there is one (its guest was aborted).
+    pub(super) fn interrupt_wait(&self) {
+        let _ = self.applies.0.send(None);
+    }
+
+    /// Runs a command. `busy` tells whether other commands wait for an executor: this one
+    /// then does not linger.
+    pub(super) fn run(self: &Arc<Self>, job: Job, out: &Out, spare: &Spares, busy: &dyn Fn() -> bool) {
+        let Job {
+            clock,
+            linger,
+            steps,
+            ..
+        } = job;
         let (vm, report) = (self.id, out.clone());
         crate::runtime::alloc_budget::on_overrun_here(Box::new(move || {
             refuse_and_exit(vm, &report)
@@ -87,11 +123,21 @@ impl Guest {
             map: None,
             first_unhandled: None,
             figures: Figures::default(),
+            applied: 0,
         };
-        for step in steps {
+        self.outstanding.begin();
+        // Answers that came after the last command ended were sent before this one.
+        let mut steps: Vec<Step> = self.take_applies().chain(steps).collect();
+        let lingers = matches!(steps.last(), Some(Step::DrainJobs)) && !linger.is_zero();
+        let mut going = true;
+        for step in steps.drain(..) {
             if !self.step(&mut slot, step, &mut done, out, spare) {
+                going = false;
                 break;
             }
+        }
+        if going && lingers {
+            self.linger(&mut slot, linger, &mut done, out, spare, busy);
         }
         if let Some(vm) = slot.as_ref() {
             done.figures = Figures {
@@ -103,9 +149,56 @@ impl Guest {
             };
         }
         done.figures.interrupt = self.control.interrupt_code();
+        done.applied = self.applied.load(Ordering::SeqCst);
         drop(slot);
         let max_frame = self.max_frame.load(std::sync::atomic::Ordering::SeqCst);
         let _ = write_frame(&mut *out.lock(), &fit(self.id, done, max_frame));
+    }
+
+    /// `Apply` frames waiting, counted as applied (they are, by the steps they lead).
+    fn take_applies(&self) -> impl Iterator<Item = Step> + '_ {
+        self.applies.1.try_iter().flatten().inspect(|_| {
+            self.applied.fetch_add(1, Ordering::SeqCst);
+        })
+    }
+
+    /// While the guest awaits only host calls, nothing is queued for the executors, and the
+    /// guest is not interrupted: waits (blocked, up to `linger` for each, never up to the
+    /// deadline) for their answers and runs the jobs each one lets run, as the addon's next
+    /// command would.
+    fn linger(
+        self: &Arc<Self>,
+        slot: &mut Option<Vm>,
+        linger: Duration,
+        done: &mut Done,
+        out: &Out,
+        spare: &Spares,
+        busy: &dyn Fn() -> bool,
+    ) {
+        while self.outstanding.awaits_calls()
+            && self.control.interrupt() == Interrupt::None
+            && !self.control.is_aborted()
+            && !busy()
+        {
+            // The deadline is the addon's to act on (a run awaiting calls parks there): a
+            // wait that would reach it ends the command now instead.
+            let left = self.control.remaining_ns().unwrap_or(u64::MAX);
+            if Duration::from_nanos(left) <= linger {
+                return;
+            }
+            let Ok(first) = self.applies.1.recv_timeout(linger) else {
+                return;
+            };
+            let Some(first) = first else { continue };
+            self.applied.fetch_add(1, Ordering::SeqCst);
+            let more: Vec<Step> = self.take_applies().collect();
+            let steps = std::iter::once(first).chain(more).chain([Step::DrainJobs]);
+            for step in steps {
+                if !self.step(slot, step, done, out, spare) {
+                    return;
+                }
+            }
+        }
     }
 
     /// Runs one step; false when the rest must not run (as the in-process cell would stop).
@@ -141,6 +234,7 @@ impl Guest {
             )));
             return false;
         };
+        self.outstanding.answered(&step);
         match step {
             Step::Bind { .. } => {}
             Step::Start { code, language } => {
@@ -179,6 +273,7 @@ impl Guest {
             out.clone(),
             self.replies.1.clone(),
             self.max_frame.load(std::sync::atomic::Ordering::SeqCst),
+            self.outstanding.clone(),
         ));
         vm.bind(limits, self.control.clone(), bridge, config_json)
             .map_err(StartFailure::from)?;

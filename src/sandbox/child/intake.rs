@@ -18,6 +18,9 @@ use std::time::Duration;
 /// How long a thread goes without a frame or a command before it frees the spare VMs and
 /// returns its free memory: long enough that a conversation's next turn finds spares.
 const IDLE: Duration = Duration::from_secs(2);
+/// The longest a command lingers for host replies, whatever the addon asks: it holds an
+/// executor meanwhile.
+const MAX_LINGER: Duration = Duration::from_millis(100);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reader {
@@ -162,8 +165,10 @@ impl Intake {
         }
     }
 
-    fn run(&self, (guest, clock, steps): Job) {
-        guest.run(clock, steps, &self.out, &self.spares);
+    fn run(&self, job: Job) {
+        let guest = job.guest.clone();
+        let busy = || !self.turn.lock().jobs.is_empty();
+        guest.run(job, &self.out, &self.spares, &busy);
         // Spares are made after the answer is written and only when no command waits; by
         // the main thread if it holds the pipe, since it hands the pipe back now and then
         // has nothing to do.
@@ -232,14 +237,29 @@ impl Intake {
             std::process::exit(0)
         };
         match message {
-            ToChild::Run { vm, clock, steps } => {
+            ToChild::Run {
+                vm,
+                clock,
+                linger_ns,
+                steps,
+            } => {
                 let guest = self
                     .guests
                     .lock()
                     .entry(vm)
                     .or_insert_with(|| Guest::new(vm))
                     .clone();
-                return Some((guest, clock, steps));
+                return Some(Job {
+                    guest,
+                    clock,
+                    linger: Duration::from_nanos(linger_ns).min(MAX_LINGER),
+                    steps,
+                });
+            }
+            ToChild::Apply { vm, step } => {
+                if let Some(guest) = self.guests.lock().get(&vm) {
+                    guest.apply_later(step);
+                }
             }
             ToChild::Reply { vm, reply } => {
                 if let Some(guest) = self.guests.lock().get(&vm) {
@@ -249,10 +269,14 @@ impl Intake {
             ToChild::Abort { vm } => {
                 if let Some(guest) = self.guests.lock().get(&vm) {
                     guest.control.abort();
+                    guest.interrupt_wait();
                 }
             }
             ToChild::Release { vm } => {
                 if let Some(guest) = self.guests.lock().remove(&vm) {
+                    // A command of it that lingers has nobody left to answer it.
+                    guest.control.abort();
+                    guest.interrupt_wait();
                     self.spares.free(Box::new(guest));
                 }
             }

@@ -2,16 +2,14 @@
 //! addon, and calls that return something wait for its reply.
 
 use super::super::wire::{write_body, BridgeReply, BridgeRequest, FromChild};
+use super::linger::{Outstanding, OWN_CALL_ID};
 use super::Out;
 use crate::guest::natives::Bridge;
 use crossbeam_channel::Receiver;
+use std::sync::Arc;
 
 /// What a call returns when the addon cannot answer (it is going away).
 const GONE: &str = "code mode sandbox lost its connection to the gateway";
-
-/// Host-call ids the sandbox assigns have this bit set, so they never meet the ids the
-/// addon assigns (yields).
-const OWN_CALL_ID: u32 = 1 << 31;
 
 pub(super) struct ProxyBridge {
     vm: u64,
@@ -21,16 +19,24 @@ pub(super) struct ProxyBridge {
     /// The largest frame the addon accepts from this process: a larger one would get the
     /// process killed, so the guest's value is refused here instead.
     max_frame: usize,
+    outstanding: Arc<Outstanding>,
 }
 
 impl ProxyBridge {
-    pub(super) fn new(vm: u64, out: Out, replies: Receiver<BridgeReply>, max_frame: usize) -> Self {
+    pub(super) fn new(
+        vm: u64,
+        out: Out,
+        replies: Receiver<BridgeReply>,
+        max_frame: usize,
+        outstanding: Arc<Outstanding>,
+    ) -> Self {
         ProxyBridge {
             vm,
             out,
             replies,
             next_call: std::sync::atomic::AtomicU32::new(0),
             max_frame,
+            outstanding,
         }
     }
 
@@ -137,6 +143,7 @@ impl Bridge for ProxyBridge {
         };
         self.send(call, true)
             .map_err(|bytes| self.too_large(bytes))?;
+        self.outstanding.called();
         Ok(id)
     }
 
@@ -149,6 +156,7 @@ impl Bridge for ProxyBridge {
     }
 
     fn timer(&self, delay_ms: u64) -> Result<u32, String> {
+        self.outstanding.stop();
         self.ask_id(BridgeRequest::Timer { delay_ms })
     }
 
@@ -157,14 +165,17 @@ impl Bridge for ProxyBridge {
     }
 
     fn yield_control(&self, reason: Option<String>) -> u32 {
+        self.outstanding.stop();
         self.ask_id(BridgeRequest::Yield { reason }).unwrap_or(0)
     }
 
     fn finish(&self, ok: bool, payload: String) {
+        self.outstanding.stop();
         self.tell_with_done(BridgeRequest::Finish { ok, payload });
     }
 
     fn fail(&self, payload: String) {
+        self.outstanding.stop();
         self.tell_with_done(BridgeRequest::Fail { payload });
     }
 
