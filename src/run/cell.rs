@@ -2,6 +2,7 @@
 //! an actor whose inbox takes host replies, timer fires, deadlines and aborts. Only a turn
 //! on a pool worker touches the VM, and a turn never waits for the host.
 
+mod booting;
 mod direct;
 mod ending;
 mod inbox;
@@ -87,6 +88,8 @@ pub struct Cell {
     direct: std::sync::OnceLock<crate::sandbox::remote::DirectLink>,
     /// The deadline timer of the current exec/wait call, cancelled when it answers.
     deadline_timer: Mutex<Option<timer::TimerKey>>,
+    /// The clock stands still until the sandbox process this first cell needs has started.
+    start_paused: AtomicBool,
     /// TypeScript cells: where printed positions came from in the user's source.
     position_map: std::sync::OnceLock<crate::source::typescript::PositionMap>,
     language: Language,
@@ -134,6 +137,7 @@ impl Cell {
             bridge: std::sync::OnceLock::new(),
             direct: std::sync::OnceLock::new(),
             deadline_timer: Mutex::new(None),
+            start_paused: AtomicBool::new(false),
             position_map: std::sync::OnceLock::new(),
             language,
             mcp_lines,
@@ -175,6 +179,27 @@ impl Cell {
             self.control.set_deadline_after(budget);
             self.running.store(true, Ordering::SeqCst);
         }
+        self.arm_deadline();
+        if first {
+            // The sandbox process boots while the cell waits for a worker, not after.
+            if let Some(sandbox) = self.owner.sandbox() {
+                sandbox.prestart(self.owner.limits());
+                self.pause_while_starting();
+            }
+            self.scheduled.store(true, Ordering::SeqCst);
+            let cell = self.clone();
+            if let Err(refused) = pool::global().submit_start(Box::new(move || cell.turn())) {
+                self.scheduled.store(false, Ordering::SeqCst);
+                self.finish(Err(refused_error(refused)));
+            }
+        } else {
+            self.schedule();
+        }
+        Ok(())
+    }
+
+    /// (Re)arms the current call's deadline timer at the control's deadline.
+    fn arm_deadline(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         let key = timer::schedule(instant_of(self.control.deadline_ns()), move || {
             if let Some(cell) = weak.upgrade() {
@@ -187,21 +212,6 @@ impl Cell {
         if let Some(previous) = self.deadline_timer.lock().replace(key) {
             timer::cancel(previous);
         }
-        if first {
-            // The sandbox process boots while the cell waits for a worker, not after.
-            if let Some(sandbox) = self.owner.sandbox() {
-                sandbox.prestart(self.owner.limits());
-            }
-            self.scheduled.store(true, Ordering::SeqCst);
-            let cell = self.clone();
-            if let Err(refused) = pool::global().submit_start(Box::new(move || cell.turn())) {
-                self.scheduled.store(false, Ordering::SeqCst);
-                self.finish(Err(refused_error(refused)));
-            }
-        } else {
-            self.schedule();
-        }
-        Ok(())
     }
 
     /// The current exec/wait call (read right after it starts).

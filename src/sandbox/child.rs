@@ -47,6 +47,7 @@ pub fn serve(args: Args) -> i32 {
     // cell (bench/README.md).
     let executors = args.executors.max(1);
     let out = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
+    let ready_out = out.clone();
     let intake = Arc::new(Intake::new(out, Spares::on_demand(executors + 1), wake));
     // Every thread must be fully started before the jail (thread start-up itself makes
     // system calls the filter forbids, and the filter forbids starting threads), and no
@@ -70,6 +71,10 @@ pub fn serve(args: Args) -> i32 {
     started.wait();
     if let Err(error) = jail::lock_down(args.data_limit_bytes) {
         return fatal(format!("cannot lock down the process: {error}"));
+    }
+    // Before any executor can read a command, so before any other frame.
+    if write_frame(&mut *ready_out.lock(), &FromChild::Ready).is_err() {
+        return 0;
     }
     jailed.wait();
     intake.serve_main()

@@ -2,6 +2,7 @@
 //! same limits and a free executor, else to a new process. Processes never hold VMs of
 //! another group, so a compromised sandbox reaches only its own group's runs.
 
+use super::boot::Waiter;
 use super::capacity::{self, Settings};
 use super::process::{ProcessLimits, SandboxProcess};
 use super::remote::RemoteVm;
@@ -11,6 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod booting;
 
 /// `Group::start`: no start ahead, one queued on the starter thread, one spawning.
 const NO_START: u8 = 0;
@@ -54,6 +57,8 @@ pub struct Group {
     started: Condvar,
     /// Set by `release`: a start that ends after it holds nothing (its process ends).
     released: AtomicBool,
+    /// Told once the start ahead's process is ready, or the start ends without one.
+    booting: Mutex<Vec<Waiter>>,
     /// The hub serving its processes: that of the Node env it was made on, if any.
     hub: super::poller::HubRef,
 }
@@ -72,6 +77,7 @@ impl Group {
             start: AtomicU8::new(NO_START),
             started: Condvar::new(),
             released: AtomicBool::new(false),
+            booting: Mutex::new(Vec::new()),
             hub: super::poller::current(),
         }
     }
@@ -182,7 +188,8 @@ impl Group {
     }
 
     /// Under `held`'s lock: cancels a start still queued (true), giving back its place
-    /// under the cap; the caller starts the process itself.
+    /// under the cap; the caller starts the process itself (its waiters then wait on
+    /// their cells' own turns).
     fn take_over_start(&self) -> bool {
         let cancelled = self
             .start
@@ -190,6 +197,7 @@ impl Group {
             .is_ok();
         if cancelled {
             capacity::unreserve(1);
+            self.hand_over_booting(None);
         }
         cancelled
     }
@@ -210,15 +218,21 @@ impl Group {
         let mut held = self.held.lock();
         self.start.store(NO_START, Ordering::SeqCst);
         match started {
-            Ok(process) if !self.released.load(Ordering::SeqCst) => held.push(Held {
-                process,
-                limits,
-                executors,
-                idle_since: None,
-                ahead: Some(ahead),
-            }),
+            Ok(process) if !self.released.load(Ordering::SeqCst) => {
+                self.hand_over_booting(Some(&process));
+                held.push(Held {
+                    process,
+                    limits,
+                    executors,
+                    idle_since: None,
+                    ahead: Some(ahead),
+                });
+            }
             // Dropping a process nobody holds ends it.
-            _ => capacity::unreserve(1),
+            _ => {
+                self.hand_over_booting(None);
+                capacity::unreserve(1);
+            }
         }
         self.started.notify_all();
     }
@@ -228,6 +242,7 @@ impl Group {
     pub fn release(&self) {
         self.released.store(true, Ordering::SeqCst);
         let released = std::mem::take(&mut *self.held.lock());
+        self.hand_over_booting(None);
         capacity::unreserve(released.len());
     }
 

@@ -97,6 +97,16 @@ impl Sandbox {
             .prestart(process_limits(limits), self.executors());
     }
 
+    /// Keeps `then` until the process this session's next VM will go to is ready, if it
+    /// is still starting; hands it back otherwise (see `Group::when_booted`).
+    pub fn when_booted(
+        &self,
+        limits: &crate::limits::Limits,
+        then: super::boot::Waiter,
+    ) -> Result<(), super::boot::Waiter> {
+        self.group.when_booted(process_limits(limits), then)
+    }
+
     fn executors(&self) -> usize {
         if self.group.name().is_some() {
             crate::runtime::pool::global().threads()

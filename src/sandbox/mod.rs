@@ -2,6 +2,7 @@
 //! within a trust group (a session's own by default), so a crash in QuickJS ends that
 //! process, not the gateway; the addon treats each process as an attacker (docs/security.md).
 
+pub mod boot;
 pub mod capacity;
 pub mod child;
 mod death;

@@ -89,6 +89,7 @@ impl SandboxProcess {
             death: OnceLock::new(),
             violation: OnceLock::new(),
             fatal: OnceLock::new(),
+            boot: Default::default(),
             unreaped: Mutex::new(true),
         });
         let cpu_clock = process_cpu_clock(pid);
@@ -213,6 +214,22 @@ impl SandboxProcess {
     /// CPU time the process has used, where it can be read (Linux).
     pub fn cpu_ns(&self) -> Option<u64> {
         self.cpu_clock.and_then(crate::runtime::cpu_clock::read)
+    }
+
+    /// Whether the process has said it is ready for commands.
+    pub fn is_ready(&self) -> bool {
+        self.shared.boot.is_ready()
+    }
+
+    /// Keeps `then` until the process is ready or gone; hands it back if it already is.
+    pub fn when_settled(&self, then: super::boot::Waiter) -> Result<(), super::boot::Waiter> {
+        self.shared.boot.when_settled(then)
+    }
+
+    /// Waits until the process is ready or gone (true), at most `limit` and while
+    /// `keep_waiting` says so.
+    pub fn wait_ready(&self, limit: std::time::Duration, keep_waiting: &dyn Fn() -> bool) -> bool {
+        self.shared.boot.wait(limit, keep_waiting)
     }
 
     /// What a thread waiting on this process reads of it, for `liveness`.

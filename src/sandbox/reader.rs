@@ -63,6 +63,12 @@ impl Reader {
                 let _ = self.shared.fatal.set(super::death::clip(message));
                 return Ok(());
             }
+            FromChild::Ready => {
+                if self.shared.boot.ready() {
+                    return Ok(());
+                }
+                return Err("broke the protocol (a second Ready)".into());
+            }
         };
         if vm == 0 || vm > self.shared.issued_vms.load(Ordering::SeqCst) {
             return Err(format!(
@@ -134,6 +140,7 @@ impl Reader {
             super::death::describe(&self.shared, status)
         };
         let _ = self.shared.death.set(how);
+        self.shared.boot.gone();
         self.shared.commands.lock().clear();
         // Dropping the routes disconnects every VM still waiting.
         let routes = std::mem::take(&mut *self.shared.routes.lock());

@@ -337,7 +337,7 @@ impl Link {
             }
             FromChild::Bridge { request, .. } => request,
             // The process's own message, never routed to a VM.
-            FromChild::Fatal { .. } => return,
+            FromChild::Fatal { .. } | FromChild::Ready => return,
         };
         let Some(bridge) = self.bridge.get() else {
             return;

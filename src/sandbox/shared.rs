@@ -2,6 +2,7 @@
 //! of its VMs, the addon's writes to it, and how it ended. Killing it here is safe until it
 //! is reaped (its pid cannot be reused before), and never after.
 
+use super::boot::Boot;
 use super::outbox::Outbox;
 use super::wire::FromChild;
 use parking_lot::Mutex;
@@ -33,6 +34,8 @@ pub struct Shared {
     pub(super) violation: OnceLock<String>,
     /// The first `Fatal` message it sent (why it could not start), clipped.
     pub(super) fatal: OnceLock<String>,
+    /// Whether it has said it is ready, and who waits for that.
+    pub(super) boot: Boot,
     /// Held while the process may be signalled; false once it is reaped (its pid may be
     /// reused from then on).
     pub(super) unreaped: Mutex<bool>,

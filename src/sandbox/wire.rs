@@ -96,6 +96,9 @@ pub enum FromChild {
     /// The process cannot start (it exits next): the gateway puts `message` in the death
     /// message. Accepted at any time; the sandbox's stderr goes nowhere.
     Fatal { message: String },
+    /// The process has started (jailed, its threads waiting for commands): sent once,
+    /// before anything else. A cell's clock stands still until it comes.
+    Ready,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -34,7 +34,7 @@ impl Cell {
     }
 
     /// A blank VM where the owner's isolation puts it.
-    pub(super) fn new_vm(&self, code: &str) -> Result<VmHandle, CodeModeError> {
+    pub(super) fn new_vm(self: &Arc<Self>, code: &str) -> Result<VmHandle, CodeModeError> {
         let Some(sandbox) = self.owner.sandbox() else {
             let vm =
                 crate::runtime::spare_vms::take().map_err(|e| start_error(e, self.language))?;
@@ -43,6 +43,7 @@ impl Cell {
         let vm = sandbox
             .new_vm(self.owner.limits())
             .map_err(|detail| CodeModeError::new(ErrorCode::RuntimeUnavailable, detail))?;
+        self.await_start(vm.process());
         if panic_probe::armed(code, panic_probe::SANDBOX_MARKER) {
             let probe = ToChild::Forbidden {
                 call: "socket".into(),
