@@ -73,8 +73,14 @@ fn replies_that_come_while_the_command_is_out_go_straight_into_it_once_each() {
     assert_eq!(result["value"], 1225);
     assert_eq!(host.calls().len(), 50, "each call runs once");
     let direct = DIRECT_REPLIES.load(Ordering::SeqCst) - before;
-    assert_eq!(direct, 50, "every reply came while the call's command was out");
-    let records = result["nestedCalls"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        direct, 50,
+        "every reply came while the call's command was out"
+    );
+    let records = result["nestedCalls"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(records.len(), 50, "{result}");
     assert!(
         records.iter().all(|record| record["status"] == "ok"),
@@ -95,7 +101,10 @@ fn a_reply_after_the_sandbox_ended_its_command_goes_with_the_next_one() {
     assert_eq!(host.answer_held(r#"{"late":true}"#), 1);
     let result = result.recv_timeout(PATIENCE).expect("the cell answers");
     assert_eq!(result["status"], "completed", "{result}");
-    assert_eq!(result["value"], json!([{ "late": true }, { "echo": { "n": 1 } }]));
+    assert_eq!(
+        result["value"],
+        json!([{ "late": true }, { "echo": { "n": 1 } }])
+    );
     assert_eq!(host.calls().len(), 2, "each call runs once");
 }
 

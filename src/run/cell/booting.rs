@@ -39,8 +39,7 @@ impl Cell {
             let keep_waiting = || {
                 process.is_usable()
                     && !self.control.is_aborted()
-                    && (self.start_paused.load(Ordering::SeqCst)
-                        || !self.control.deadline_passed())
+                    && (self.start_paused.load(Ordering::SeqCst) || !self.control.deadline_passed())
             };
             process.wait_ready(START_LIMIT, &keep_waiting);
         }

@@ -42,7 +42,8 @@ impl Cell {
             return Some(outcome);
         };
         // The containment probe panics where the worker would catch it.
-        let probe = matches!(&outcome, Ok(json) if panic_probe::armed(json, panic_probe::RESULT_MARKER));
+        let probe =
+            matches!(&outcome, Ok(json) if panic_probe::armed(json, panic_probe::RESULT_MARKER));
         if probe
             || !self.running.load(Ordering::SeqCst)
             || self.finished.load(Ordering::SeqCst)

@@ -72,8 +72,7 @@ impl Cell {
             Ok(json) => (true, json.clone()),
             Err(failure) => (
                 false,
-                serde_json::json!({ "message": failure.message, "code": failure.code })
-                    .to_string(),
+                serde_json::json!({ "message": failure.message, "code": failure.code }).to_string(),
             ),
         })
     }

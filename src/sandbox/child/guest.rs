@@ -99,7 +99,13 @@ impl Guest {
 
     /// Runs a command. `busy` tells whether other commands wait for an executor: this one
     /// then does not linger.
-    pub(super) fn run(self: &Arc<Self>, job: Job, out: &Out, spare: &Spares, busy: &dyn Fn() -> bool) {
+    pub(super) fn run(
+        self: &Arc<Self>,
+        job: Job,
+        out: &Out,
+        spare: &Spares,
+        busy: &dyn Fn() -> bool,
+    ) {
         let Job {
             clock,
             linger,

@@ -103,7 +103,14 @@ impl DirectLink {
             turn.early.insert(id, (ok, payload));
             return Some(true);
         };
-        Some(self.0.send_or_queue(&mut turn, Step::Settle { id: own, ok, payload }))
+        Some(self.0.send_or_queue(
+            &mut turn,
+            Step::Settle {
+                id: own,
+                ok,
+                payload,
+            },
+        ))
     }
 }
 
