@@ -103,14 +103,23 @@ impl DirectLink {
             turn.early.insert(id, (ok, payload));
             return Some(true);
         };
-        Some(self.0.send_or_queue(&mut turn, Step::Settle { id: own, ok, payload }))
+        Some(self.0.send_or_queue(
+            &mut turn,
+            Step::Settle {
+                id: own,
+                ok,
+                payload,
+            },
+        ))
     }
 }
 
 impl Link {
     /// The command's `Done` came (see [`OpenTurn::close`]).
     pub(super) fn close_turn(&self, applied: u64) -> Result<(), &'static str> {
-        self.turn.lock().close(applied)
+        let closed = self.turn.lock().close(applied);
+        self.out.store(false, Ordering::SeqCst);
+        closed
     }
 
     /// Host call `id` of the sandbox started as the run's `bridge_id`: its answer, if it
