@@ -4,6 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeSession, closeAll, run, show, sleep, neverTool, drain, native, eventually, deferred, heldTool } from './_helpers.mjs';
+import { sandboxChildren } from './_processes.mjs';
 
 const { runCodeModeScript } = native;
 const UNAVAILABLE = 'code mode run is unavailable or expired.';
@@ -768,4 +769,24 @@ test('a signal-like object is honoured, and one whose listener methods throw sti
   assert.equal(read.value, 'read once', show(read));
   const after = await run(session, 'return "healthy"');
   assert.equal(after.value, 'healthy', show(after));
+});
+
+test('aborting a guest that computes without end stops it with aborted, and the session runs on', async () => {
+  // Only the abort can end it (the deadline is a minute away); in process mode the abort
+  // is a frame to the sandbox while the guest's command is out.
+  const started = heldTool('started');
+  const s = makeSession({ tools: [started.tool], limits: { timeoutMs: 60_000 } });
+  assert.equal((await run(s, 'return 0')).status, 'completed');
+  const sandboxes = sandboxChildren(process.pid);
+  const controller = new AbortController();
+  const pending = run(s, 'started();\nwhile (true) {}', { signal: controller.signal });
+  await started.called;
+  controller.abort();
+  assertFailed(await pending, 'aborted', ABORTED);
+  const next = await run(s, 'return 1 + 1');
+  assert.equal(next.status, 'completed', show(next));
+  assert.equal(next.value, 2);
+  // The guest was stopped, not its process killed (the watchdog's last resort): the next
+  // cell ran in the same sandbox.
+  assert.deepEqual(sandboxChildren(process.pid).filter((pid) => !sandboxes.includes(pid)), []);
 });

@@ -65,6 +65,9 @@ struct Link {
     turn: Mutex<OpenTurn>,
     /// How long the next command may linger for host replies (see `ToChild::Run`).
     linger_ns: AtomicU64,
+    /// A command is out: set before its clock reads the abort flag, cleared by its `Done`.
+    /// An abort while none is out needs no frame: the next command carries the flag.
+    out: AtomicBool,
 }
 
 impl RemoteVm {
@@ -84,6 +87,7 @@ impl RemoteVm {
             refused_calls: AtomicUsize::new(0),
             turn: Mutex::new(OpenTurn::default()),
             linger_ns: AtomicU64::new(0),
+            out: AtomicBool::new(false),
         });
         let shared = link.clone();
         // The route alone holds the sender: the process's end disconnects `done`.
@@ -124,11 +128,19 @@ impl RemoteVm {
         config_json: &str,
     ) -> Result<(), StartError> {
         let _ = self.link.bridge.set(bridge);
-        let process = Arc::downgrade(&self.process);
-        let id = self.link.vm;
+        let link = Arc::downgrade(&self.link);
         control.on_abort(Box::new(move || {
-            if let Some(process) = process.upgrade() {
-                process.send(&ToChild::Abort { vm: id });
+            // Only a command out has a guest to stop: a finished run's VM is released
+            // next (one frame, not two), a parked one's next command carries the flag.
+            // The flag is set before `out` is read here, and `out` before a command's
+            // clock reads the flag, so either this frame goes or the command carries it.
+            let Some(link) = link.upgrade() else {
+                return;
+            };
+            if link.out.load(Ordering::SeqCst) {
+                if let Some(process) = link.process.upgrade() {
+                    process.send(&ToChild::Abort { vm: link.vm });
+                }
             }
         }));
         let _ = self.control.set(control);
@@ -237,6 +249,7 @@ impl RemoteVm {
         }
         let mut all = {
             self.link.turn.lock().open();
+            self.link.out.store(true, Ordering::SeqCst);
             std::mem::take(&mut *self.link.pending.lock())
         };
         self.link.refused_bytes.store(0, Ordering::SeqCst);
@@ -292,6 +305,7 @@ impl RemoteVm {
     /// fails once the process is being killed: its death, with the reason, follows.
     fn lose(&self) -> Option<Done> {
         self.link.turn.lock().lose();
+        self.link.out.store(false, Ordering::SeqCst);
         if self.process.death().is_none() {
             self.process.kill();
             // The poller reaps the killed process, records why it ended, then drops the

@@ -7,6 +7,7 @@ use napi_derive::napi;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
+mod cell;
 mod sock;
 mod uv;
 

@@ -117,7 +117,9 @@ impl DirectLink {
 impl Link {
     /// The command's `Done` came (see [`OpenTurn::close`]).
     pub(super) fn close_turn(&self, applied: u64) -> Result<(), &'static str> {
-        self.turn.lock().close(applied)
+        let closed = self.turn.lock().close(applied);
+        self.out.store(false, Ordering::SeqCst);
+        closed
     }
 
     /// Host call `id` of the sandbox started as the run's `bridge_id`: its answer, if it
