@@ -3,6 +3,7 @@
 //! on a pool worker touches the VM, and a turn never waits for the host.
 
 mod ending;
+mod external;
 mod inbox;
 mod placement;
 mod verdict;
@@ -428,6 +429,10 @@ fn start_error(error: StartError, language: Language) -> CodeModeError {
 impl Inbox for Cell {
     fn deliver(self: Arc<Self>, event: Event) {
         self.push(event);
+    }
+
+    fn suspend(self: Arc<Self>, bridge_id: u32, payload: String) -> super::protocol::Suspension {
+        self.suspend_call(bridge_id, payload)
     }
 
     fn control(&self) -> Arc<Control> {

@@ -8,6 +8,7 @@ pub mod headless;
 mod owner;
 pub mod pending_starts;
 mod prelude_config;
+mod resolve;
 pub mod result_budget;
 mod starting;
 pub mod store;

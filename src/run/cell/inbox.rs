@@ -16,7 +16,7 @@ impl Cell {
         let bridge_admit = !events.is_empty();
         for event in events {
             match event {
-                Event::Abort | Event::Deadline => {}
+                Event::Abort | Event::Deadline | Event::CallSuspended => {}
                 Event::HostReply { bridge_id, outcome } => {
                     let (contracts, callable) = {
                         let book = self.book.lock();
