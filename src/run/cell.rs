@@ -242,6 +242,7 @@ impl Cell {
 
     /// One turn on a worker. A panic anywhere inside fails the cell with `internal_error`.
     fn turn(self: Arc<Self>) {
+        let epoch = self.call_epoch();
         self.watch.enter();
         let turned = catch_unwind(AssertUnwindSafe(|| self.turn_inner()));
         let abandoned = self.watch.leave();
@@ -258,7 +259,12 @@ impl Cell {
             }
         }
         self.scheduled.store(false, Ordering::SeqCst);
-        if self.running.load(Ordering::SeqCst) && !self.inbox.lock().is_empty() {
+        // A call that began while this turn was ending (a wait sent as soon as the turn
+        // parked the run) found it still scheduled and queued no turn of its own: it gets
+        // one here even without events, since a run with only external calls left must
+        // park again without any.
+        let new_call = self.call_epoch() != epoch;
+        if self.running.load(Ordering::SeqCst) && (new_call || !self.inbox.lock().is_empty()) {
             self.schedule();
         }
     }
