@@ -155,6 +155,13 @@ impl RunBook {
             .collect()
     }
 
+    /// How many entries `pending_calls` lists, without copying them.
+    pub fn pending_count(&self) -> usize {
+        let in_flight = self.calls.values().filter(|c| c.record.is_some()).count();
+        let queued = self.queue.iter();
+        in_flight + queued.filter(|q| matches!(q, Queued::Tool { .. })).count()
+    }
+
     /// Host-side bytes held for this run (part of the parked size).
     pub fn host_bytes(&self) -> usize {
         self.output.stored_bytes()

@@ -183,7 +183,7 @@ impl Cell {
         };
         let (host_bytes, pending) = {
             let book = self.book.lock();
-            (book.host_bytes() as u64, book.pending_calls().len())
+            (book.host_bytes() as u64, book.pending_count())
         };
         // The call stops running before the run enters the store, so a wait can only claim
         // it once it is parked; an abort (a close, a signal) until then is ours to honour,
