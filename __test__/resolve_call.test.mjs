@@ -140,6 +140,23 @@ test('several external calls in Promise.all resolved in reverse order each reach
   assert.deepEqual(last.value, ['A', 'B', 'C'], show(last));
 });
 
+test('external calls holding every in-flight slot park the run with the calls queued behind them', async () => {
+  const approve = approvalTool();
+  const s = makeSession({ limits: { ...NEVER, maxPendingToolCalls: 2 }, tools: [approve.tool] });
+  const first = await hangGuard(run(s, 'return await Promise.all([approve(1), approve(2), approve(3)])'), 'the exec parking', 30_000);
+  assertWaiting(first);
+  assert.deepEqual(first.pendingToolCalls.map((p) => p.payload ?? 'queued'), [{ ask: 1 }, { ask: 2 }, 'queued']);
+  assert.equal(approve.contexts.length, 2, 'the third call waits for a slot');
+  assert.equal(await s.resolveCall({ runId: first.runId, callId: first.pendingToolCalls[0].id, value: 'one' }), 'resolved');
+  const second = await hangGuard(s.wait({ runId: first.runId }), 'the wait parking', 30_000);
+  assertWaiting(second);
+  assert.deepEqual(second.pendingToolCalls.map((p) => p.payload), [{ ask: 2 }, { ask: 3 }], 'the freed slot admitted the third call');
+  for (const [p, value] of [[second.pendingToolCalls[0], 'two'], [second.pendingToolCalls[1], 'three']]) {
+    assert.equal(await s.resolveCall({ runId: first.runId, callId: p.id, value }), 'resolved');
+  }
+  assert.deepEqual((await s.wait({ runId: first.runId })).value, ['one', 'two', 'three']);
+});
+
 test('an external call beside a normal tool: the run waits for the tool, then parks without waiting out its deadline', async () => {
   const slow = heldTool('slow', 'slow value');
   const approve = {

@@ -89,12 +89,13 @@ impl RunBook {
         self.external.waiting.get(&bridge_id).map(String::as_str)
     }
 
-    /// Everything the guest still waits for is an external call nobody has resolved:
-    /// no tool, timer or delivery can move the run on, so it parks now rather than at
-    /// its deadline.
+    /// Everything the guest still waits for is an external call nobody has resolved, or
+    /// queued behind them (every slot is held by one): no tool, timer or delivery can
+    /// move the run on, so it parks now rather than at its deadline.
     pub fn only_external_left(&self) -> bool {
+        let queue_stuck = self.queue.is_empty() || self.in_flight() >= self.max_pending;
         !self.external.waiting.is_empty()
-            && self.queue.is_empty()
+            && queue_stuck
             && self.timers.is_empty()
             && self
                 .calls
@@ -152,6 +153,18 @@ mod tests {
         assert_eq!(book.resolve_external("cm_a", "cm_a:1"), Ok(None));
         book.calls.remove(&3);
         assert_eq!(book.resolve_external("cm_a", "cm_a:1"), Ok(None));
+    }
+
+    #[test]
+    fn calls_queued_behind_external_calls_holding_every_slot_cannot_move_the_run() {
+        let mut book = book_with_call(1);
+        book.max_pending = 1;
+        assert!(book.suspend_call(3, "null".into()));
+        book.queue
+            .push_back(crate::run::state::Queued::Timer { id: 1, delay_ms: 0 });
+        assert!(book.only_external_left(), "the queue waits for a free slot");
+        book.max_pending = 2;
+        assert!(!book.only_external_left(), "a free slot admits the queue");
     }
 
     #[test]
