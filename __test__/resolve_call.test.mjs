@@ -89,7 +89,7 @@ test('an error resolve rejects the guest await with its message, as a failed too
   assert.equal(failed.nestedCalls[0].status, 'error');
 });
 
-test('a second resolve answers already_resolved, before and after the wait delivered the first', async () => {
+test('a second resolve answers already_resolved, before and after the wait delivered it and after the run ended', async () => {
   const approve = approvalTool();
   const s = makeSession({ limits: NEVER, tools: [approve.tool] });
   const first = await run(s, 'const a = await approve(1); const b = await approve(2); return [a, b]');
@@ -104,8 +104,12 @@ test('a second resolve answers already_resolved, before and after the wait deliv
   assert.equal(await s.resolveCall({ runId: first.runId, callId: approve.contexts[1].callId, value: 'two' }), 'resolved');
   const last = await s.wait({ runId: first.runId });
   assert.deepEqual(last.value, ['first', 'two'], show(last));
-  // The run is over: nothing is left to resolve, as after any ended run.
-  await assertRejects(s.resolveCall({ ...one, value: 'x' }), 'invalid_input', UNAVAILABLE);
+  // The run is over: its resolved calls stay resolved (for its scope only); a call it
+  // never made is refused as for any ended run.
+  assert.equal(await s.resolveCall({ ...one, value: 'x' }), 'already_resolved');
+  const stranger = makeSession({ sessionId: 'someone-else' });
+  await assertRejects(stranger.resolveCall({ ...one, value: 'x' }), 'invalid_input', UNAVAILABLE);
+  await assertRejects(s.resolveCall({ runId: first.runId, callId: `${first.runId}:3`, value: 'x' }), 'invalid_input', UNAVAILABLE);
 });
 
 test('of two callers resolving one call at once, exactly one gets resolved and its value wins', async () => {

@@ -24,6 +24,10 @@ impl SessionCore {
         let own = self.cells.lock().get(run_id).cloned();
         let cell = own.or_else(|| store::global().find(run_id, &self.scope));
         let Some(cell) = cell else {
+            // An ended run's resolved calls stay resolved for every caller of its scope.
+            if super::ended_runs::global().was_resolved(run_id, &self.scope, call_id) {
+                return Ok(Resolution::AlreadyResolved);
+            }
             return Err(CodeModeError::invalid_input(messages::RUN_UNAVAILABLE));
         };
         cell.resolve_external(call_id, outcome)

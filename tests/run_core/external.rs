@@ -49,11 +49,13 @@ fn a_suspended_call_parks_at_once_and_its_first_resolve_completes_the_wait() {
     assert_eq!(resumed["status"], "completed", "{resumed}");
     assert_eq!(resumed["value"], json!(42));
     assert_eq!(nested_statuses(&resumed), ["ok"]);
-    assert_eq!(
-        s.resolve_call(&run, &call_id, Ok("1".into())),
-        Err(unavailable())
-    );
-    drop(s);
+    // The run ended: its resolved call stays resolved for its scope, and only for it.
+    let again = s.resolve_call(&run, &call_id, Ok("1".into()));
+    assert_eq!(again, Ok(Resolution::AlreadyResolved));
+    let (other, _) = external_session("core-external-flow-stranger");
+    let refused = other.resolve_call(&run, &call_id, Ok("1".into()));
+    assert_eq!(refused, Err(unavailable()));
+    drop((s, other));
     baseline.assert_restored();
 }
 

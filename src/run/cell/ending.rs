@@ -135,9 +135,15 @@ impl Cell {
         self.running.store(false, Ordering::SeqCst);
         self.cancel_deadline();
         self.control.abort();
-        let cancelled = self.book.lock().cancel_all();
+        let (cancelled, resolved) = {
+            let mut book = self.book.lock();
+            (book.cancel_all(), book.take_resolved())
+        };
         for call_id in cancelled {
             self.owner.host().cancel(&call_id);
+        }
+        if !resolved.is_empty() {
+            self.owner.ended_with_resolved(&self.run_id, resolved);
         }
         self.owner.forget(&self.run_id);
         // Before the answer, so that a caller who starts a cell on hearing it finds this

@@ -34,6 +34,14 @@ impl Resolution {
     }
 }
 
+/// The `n` of call id `<runId>:<n>` of run `run_id`; only the canonical decimal form from
+/// 1 names a call (`parse` alone would take `+1` and `01`).
+pub fn call_seq(run_id: &str, call_id: &str) -> Option<u32> {
+    let n = call_id.strip_prefix(run_id)?.strip_prefix(':')?;
+    let seq = n.parse::<u32>().ok()?;
+    (seq >= 1 && seq.to_string() == n).then_some(seq)
+}
+
 impl RunBook {
     /// Tool call `bridge_id` suspended itself with `payload` (JSON text). False if it is
     /// no longer in flight: the run ended and cancelled it, or it already settled.
@@ -56,12 +64,7 @@ impl RunBook {
         run_id: &str,
         call_id: &str,
     ) -> Result<Option<u32>, CodeModeError> {
-        let seq = call_id
-            .strip_prefix(run_id)
-            .and_then(|rest| rest.strip_prefix(':'))
-            // Only the canonical decimal form names a call (`parse` would take `+1`, `01`).
-            .and_then(|n| n.parse::<u32>().ok().filter(|seq| seq.to_string() == n))
-            .filter(|seq| *seq >= 1 && *seq <= self.next_call_seq);
+        let seq = call_seq(run_id, call_id).filter(|seq| *seq <= self.next_call_seq);
         let Some(seq) = seq else {
             return Err(CodeModeError::invalid_input(messages::call_unknown(
                 call_id,
@@ -107,6 +110,11 @@ impl RunBook {
     pub(in crate::run) fn external_bytes(&self) -> usize {
         let payloads: usize = self.external.waiting.values().map(String::len).sum();
         payloads + self.external.resolved.len() * 4
+    }
+
+    /// The resolved calls' sequence numbers, taken once the run has ended.
+    pub fn take_resolved(&mut self) -> HashSet<u32> {
+        std::mem::take(&mut self.external.resolved)
     }
 
     /// A call left the book (settled or cancelled): it waits for nothing any more.
