@@ -1,7 +1,7 @@
 // External calls: a tool's `ctx.suspend(payload)` parks its call for `resolveCall`
 // (docs/durable-runs.md, Approvals without a live promise). This module checks both
 // sides' inputs and keeps each parked call's event and span open until the call is
-// resolved or cancelled; the run itself keeps the call (Rust, run/external.rs).
+// resolved or cancelled; the run itself keeps the call (Rust, run/state/external.rs).
 (function external(deps) {
   "use strict";
   const { events, suspendCall, toJsonText } = deps;
