@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 
 const binding = new URL("../src/binding/", import.meta.url);
 const load = (file) => vm.runInThisContext(readFileSync(new URL(file, binding), "utf8"), { filename: file });
-const modules = Object.fromEntries(["events", "invoke", "options", "mcp", "signals", "redaction", "telemetry", "durable"].map((name) => [name, load(`glue/${name}.js`)]));
+const modules = Object.fromEntries(["events", "invoke", "options", "mcp", "signals", "redaction", "telemetry", "durable", "external"].map((name) => [name, load(`glue/${name}.js`)]));
 const scheduler = load("scheduler.js");
 // Every Rust source of the binding, sub-folders included (session/calls.rs).
 const rust = readdirSync(binding, { recursive: true }).filter((f) => f.endsWith(".rs")).map((f) => readFileSync(new URL(f, binding), "utf8")).join("\n");
@@ -28,7 +28,11 @@ function host() {
     (token) => log.push(["abort", token]),
     scheduler,
     load("glue/mcp_watch.js"),
-    JSON.stringify(limits)
+    JSON.stringify(limits),
+    (token, payload) => {
+      log.push(["suspend", token, payload]);
+      return true;
+    }
   );
   const post = (...batch) => {
     letters.push(...batch);
@@ -67,6 +71,25 @@ test("letters are dispatched: a tool call reports done, an event reaches onEvent
   assert.deepEqual(log, [["done", 7, true, "5"]]);
   assert.deepEqual(events.map((e) => e.type), ["tool_call_start", "tool_call_end", "custom", "run_status"]);
   assert.deepEqual(events[3], { type: "run_status", runId: "run-1", status: "completed" });
+});
+
+test("a suspended call reports its payload, ignores its return, and ends its event on a resolved letter", async () => {
+  const { glue, log, post } = host();
+  const events = [];
+  let marker;
+  glue.normalizeOptions({ sessionId: "s", onEvent: (e) => events.push(e), tools: [{ name: "approve", execute: (input, ctx) => (marker = ctx.suspend({ ask: input })) }] });
+  post([0, 0, false, "approve", '{"n":1}', "run-1:1", "", "run-1", "s", 4]);
+  await settled();
+  assert.deepEqual(marker, { suspended: true, callId: "run-1:1" });
+  assert.deepEqual(log, [["suspend", 4, '{"ask":{"n":1}}']], "suspended, and never reported done");
+  assert.deepEqual(events.map((e) => e.type), ["tool_call_start"]);
+  post([4, "run-1", "run-1:1", true, '{"approved":true}']);
+  await settled();
+  assert.deepEqual({ ...events[1], durationMs: typeof events[1].durationMs }, { type: "tool_call_end", runId: "run-1", callId: "run-1:1", status: "ok", durationMs: "number", outputPreview: '{"approved":true}' });
+  // A second letter for the same call (it cannot come from Rust, which sends one) adds nothing.
+  post([4, "run-1", "run-1:1", false, "late"], [1, "run-1:1"]);
+  await settled();
+  assert.equal(events.length, 2);
 });
 
 test("an abort letter cancels a call in flight; the policy from the options applies", async () => {

@@ -156,6 +156,30 @@ test("an exec that parks ends as waiting and wait has its own span linked to it"
   assert.equal(parentOf(only("execute_tool step")), wait.spanContext().spanId);
 });
 
+test("a suspended call's span stays open while it is parked and ends on resolve, or as cancelled", async () => {
+  const s = makeSession({ tools: [{ name: "approve", execute: (input, ctx) => ctx.suspend(input) }] });
+  const first = await s.exec({ code: "const a = await approve({ n: 1 }); return [a, await approve({ n: 2 })]" });
+  assert.equal(first.status, "waiting", show(first));
+  assert.equal(spans("execute_tool approve").length, 0, "not ended while parked");
+  // The end reaches the glue through the session's mailbox: wait for it, a turn at a time.
+  const ended = async () => {
+    for (let i = 0; i < 1000 && spans("execute_tool approve").length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    return only("execute_tool approve");
+  };
+  assert.equal(await s.resolveCall({ runId: first.runId, callId: first.pendingToolCalls[0].id, value: { ok: true } }), "resolved");
+  const resolved = await ended();
+  assert.equal(resolved.attributes["codemode.tool.status"], "ok");
+  assert.equal(resolved.attributes["codemode.tool.result.bytes"], Buffer.byteLength('{"ok":true}'));
+  assert.equal(parentOf(resolved), only("codemode.exec").spanContext().spanId, "under the exec that dispatched it");
+  const second = await s.wait({ runId: first.runId });
+  assert.equal(second.status, "waiting", show(second));
+  exporter.reset();
+  assert.equal(s.cancelRun(first.runId), true);
+  const cancelled = await ended();
+  assert.equal(cancelled.attributes["codemode.tool.status"], "cancelled");
+  assert.equal(cancelled.status.code, SpanStatusCode.ERROR);
+});
+
 test("an MCP tool call is an execute_tool span with source mcp", async () => {
   const client = {
     listTools: async () => ({ tools: [{ name: "get_user", inputSchema: { type: "object" } }] }),

@@ -119,6 +119,32 @@ pub mod messages {
     pub const RUN_ENDED_BEFORE_CALL: &str =
         "code mode run ended before this tool call started; the tool was not called.";
 
+    /// `resolveCall` named a call id its run never made.
+    pub fn call_unknown(call_id: &str) -> String {
+        format!("code mode run has no call {}.", quoted(call_id))
+    }
+
+    /// `resolveCall` named a call whose tool did not call `ctx.suspend()`.
+    pub fn call_not_external(call_id: &str) -> String {
+        format!(
+            "call {} is not waiting for resolveCall: its tool did not call ctx.suspend(), so the tool itself answers it.",
+            quoted(call_id)
+        )
+    }
+
+    /// A `ctx.suspend(payload)` whose payload is over `maxOutputBytes`.
+    pub fn suspend_payload_too_large(bytes: u64, max: u64) -> String {
+        format!(
+            "ctx.suspend payload is {bytes} bytes of JSON; this session allows {max} (maxOutputBytes). Pass a reference (an id the host can look up) instead."
+        )
+    }
+
+    /// A caller's id in a message: JSON-quoted and cut, so no input makes it unreadable.
+    fn quoted(id: &str) -> String {
+        let cut: String = id.chars().take(120).collect();
+        serde_json::Value::from(cut).to_string()
+    }
+
     /// A tool call whose input is larger than `maxToolInputBytes`.
     pub fn tool_input_too_large(callable: &str, size: u64, max: u64) -> String {
         format!(

@@ -15,6 +15,9 @@ import {
   type McpClientLike,
   type ModelResult,
   type ModelToolDefinition,
+  type JsonValue,
+  type ResolveCallAnswer,
+  type SuspendedCall,
   type ToolDefinition,
 } from "../../index.js";
 
@@ -112,3 +115,24 @@ const strictTools: ModelToolDefinition[] = strictSession.modelTools({ strict: tr
 export const strictFlag: boolean | undefined = strictTools[0].strict;
 // @ts-expect-error: strict is a boolean
 strictSession.modelTools({ strict: "yes" });
+
+// External calls: ctx.suspend parks a call, resolveCall settles it with a value or an error.
+const approvals = new CodeModeSession({
+  sessionId: "approvals",
+  tools: [{ name: "deploy", execute: (input: { service: string }, ctx) => ctx.suspend({ question: `Deploy ${input.service}?` }) }],
+});
+async function approve(result: CodeModeResult): Promise<ResolveCallAnswer[]> {
+  if (result.status !== "waiting") return [];
+  const external = (result.pendingToolCalls ?? []).filter((call) => call.external === true);
+  const payloads: JsonValue[] = external.map((call) => call.payload ?? null);
+  void payloads;
+  const first: ResolveCallAnswer = await approvals.resolveCall({ runId: result.runId, callId: external[0].id, value: { approved: true } });
+  const second = await approvals.resolveCall({ runId: result.runId, callId: external[0].id, error: { message: "denied" } });
+  // @ts-expect-error value and error need runId and callId
+  void approvals.resolveCall({ value: 1 });
+  // @ts-expect-error an error is { message }
+  void approvals.resolveCall({ runId: result.runId, callId: "c", error: "denied" });
+  return [first, second];
+}
+const marker = (ctx: Parameters<ToolDefinition["execute"]>[1]): SuspendedCall => ctx.suspend();
+void [approve, marker];

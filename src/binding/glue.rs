@@ -6,6 +6,7 @@ use super::mailbox::{Held, Letter, Mailbox, WakeFn};
 use super::pending::PendingReplies;
 use crate::error::ErrorCode;
 use crate::run::nested_calls::preview;
+use crate::run::protocol::Suspension;
 use crate::session::abort_watch::AbortWatches;
 use crate::session::core::SessionCore;
 use crate::source::redact::Redactor;
@@ -34,6 +35,8 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/telemetry.js"),
     ",\ndurable: ",
     include_str!("glue/durable.js"),
+    ",\nexternal: ",
+    include_str!("glue/external.js"),
     "})"
 );
 /// `redactionAsText(options)`: RegExp patterns as Rust regex text.
@@ -42,7 +45,7 @@ pub(super) const REDACTION_GLUE: &str = include_str!("glue/redaction.js");
 const MCP_WATCH: &str = include_str!("glue/mcp_watch.js");
 
 /// `createHost(done, pauseBudget, resumeBudget, mcpLoaded, take, abort, scheduler,
-/// watchToolList, limits)`; `limits` is `limits::glue_limits()` as JSON text.
+/// watchToolList, limits, suspendCall)`; `limits` is `limits::glue_limits()` as JSON text.
 type GlueFactoryArgs<'a> = FnArgs<(
     Function<'a, (), ()>,
     Function<'a, (), ()>,
@@ -53,6 +56,7 @@ type GlueFactoryArgs<'a> = FnArgs<(
     Object<'a>,
     Unknown<'a>,
     String,
+    Function<'a, (), Either<bool, String>>,
 )>;
 
 /// Where the glue's `mcpLoaded` finds the session core (created after the glue).
@@ -124,6 +128,16 @@ pub(super) fn create_glue<'env>(
         resume_pending.resume(ctx.get(0)?);
         Ok(())
     })?;
+    let suspend_pending = pending.clone();
+    // `suspendCall(token, payloadJson)`: the tool behind `token` called `ctx.suspend`.
+    // Answers true (parked), false (its run ended) or the refusal's message.
+    let suspend = env.create_function_from_closure("suspendCall", move |ctx| {
+        Ok(match suspend_pending.suspend(ctx.get(0)?, ctx.get(1)?) {
+            Suspension::Parked => Either::A(true),
+            Suspension::RunEnded => Either::A(false),
+            Suspension::Refused(message) => Either::B(message),
+        })
+    })?;
     let slot = core_slot.clone();
     // Answers with the catalog's renamed tools (`renamed_json`), for the glue's `names` event.
     let mcp_loaded = env.create_function_from_closure("mcpLoaded", move |ctx| {
@@ -153,6 +167,7 @@ pub(super) fn create_glue<'env>(
         super::scheduler::shared(env)?,
         watch_tool_list,
         crate::limits::glue_limits().to_string(),
+        suspend,
     )))
 }
 

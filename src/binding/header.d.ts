@@ -26,7 +26,23 @@ export interface ToolCallContext {
   onUpdate(partial: JsonValue): void;
   /** Stops the run's wall clock until the returned function is called. */
   pauseBudget(): () => void;
+  /**
+   * Parks this call as external, for `session.resolveCall`: `return ctx.suspend(payload)`.
+   * The guest's await stays pending, the run parks as `waiting` once nothing else can move
+   * it, and the call's `pendingToolCalls` entry carries `payload` (JSON, at most
+   * `maxOutputBytes`). What the tool returns or throws afterwards is ignored. Throws a
+   * TypeError with `code: "invalid_input"` for a payload that is not JSON or is too large,
+   * a second call, a call after the tool settled, a copy of a ctx, and in
+   * `runCodeModeScript`.
+   */
+  suspend(payload?: JsonValue): SuspendedCall;
 }
+/** What `ctx.suspend` returns, for the tool to return. */
+export interface SuspendedCall { readonly suspended: true; readonly callId: string; }
+/** `session.resolveCall`'s input: a value, or an error the guest's await rejects with. */
+export type ResolveCallInput = { runId: string; callId: string; value: JsonValue } | { runId: string; callId: string; error: { message: string } };
+/** `"resolved"`: this call recorded the outcome; `"already_resolved"`: an earlier one did. */
+export type ResolveCallAnswer = "resolved" | "already_resolved";
 /**
  * A host tool. `Input` is what `execute` receives (typed by your annotation or the
  * generic argument); `Output` is any value `JSON.stringify` accepts, interfaces and
@@ -189,7 +205,8 @@ export interface CallOptions {
   context?: unknown;
 }
 export type CodeModeOutput = { type: "text"; text: string } | { type: "json"; value: JsonValue };
-export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; }
+/** A call a `waiting` run is parked on; `external` (with the tool's `payload`) when its tool called `ctx.suspend` and only `resolveCall` settles it. */
+export interface CodeModePendingToolCall { id: string; method: string; toolName?: string; external?: true; payload?: JsonValue; }
 export interface NestedCallRecord { callId: string; parentCallId?: string; toolName: string; callableName?: string; status: "ok" | "error" | "pending" | "cancelled"; durationMs?: number; inputPreview?: string; outputPreview?: string; error?: string; }
 export interface CodeModeTelemetry { catalogSize: number; sources: { core: number; /** @deprecated the old name of `core`, always equal to it */ openclaw: number; mcp: number; client: number }; counterScope: string; searchCount: number; describeCount: number; callCount: number; visibleTools: string[]; run?: { wallMs: number; guestCpuMs: number; peakHeapBytes: number; nestedCalls: number }; }
 interface ResultBase { output?: CodeModeOutput[]; telemetry: CodeModeTelemetry; nestedCalls?: NestedCallRecord[]; }

@@ -4,7 +4,7 @@
 
 use super::mailbox::{Letter, Mailbox};
 use super::pending::PendingReplies;
-use crate::run::protocol::{Host, HostCall, Reply};
+use crate::run::protocol::{Host, HostCall, HostFailure, Reply};
 use std::sync::Arc;
 
 pub struct JsHost {
@@ -34,6 +34,24 @@ impl Host for JsHost {
         if self.events {
             self.mailbox.post(Letter::Event(event_json));
         }
+    }
+
+    fn external_resolved(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        outcome: &Result<String, HostFailure>,
+    ) {
+        let (ok, text) = match outcome {
+            Ok(json) => (true, json.clone()),
+            Err(failure) => (false, failure.message.clone()),
+        };
+        self.mailbox.post(Letter::Resolved {
+            run_id: run_id.to_string(),
+            call_id: call_id.to_string(),
+            ok,
+            text,
+        });
     }
 
     fn wants_events(&self) -> bool {

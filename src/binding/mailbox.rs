@@ -35,6 +35,14 @@ pub enum Letter {
     Abort(String),
     /// An `onEvent` event, as JSON.
     Event(String),
+    /// An external call was resolved (`resolveCall`): its `tool_call_end`, with the
+    /// value's JSON (`ok`) or the error's message.
+    Resolved {
+        run_id: String,
+        call_id: String,
+        ok: bool,
+        text: String,
+    },
     /// Settle the exec/wait promise opened under `token` with a result (JSON).
     Settle {
         token: u32,
@@ -263,6 +271,18 @@ impl ToNapiValue for Letter {
                 Letter::Event(json) => vec![
                     u32::to_napi_value(env, 2)?,
                     String::to_napi_value(env, json)?,
+                ],
+                Letter::Resolved {
+                    run_id,
+                    call_id,
+                    ok,
+                    text,
+                } => vec![
+                    u32::to_napi_value(env, 4)?,
+                    String::to_napi_value(env, run_id)?,
+                    String::to_napi_value(env, call_id)?,
+                    bool::to_napi_value(env, ok)?,
+                    String::to_napi_value(env, text)?,
                 ],
                 Letter::Settle {
                     token,

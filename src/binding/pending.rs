@@ -2,7 +2,7 @@
 //! answers from Node reach a waiting cell.
 
 use crate::error::messages;
-use crate::run::protocol::{HostFailure, Reply};
+use crate::run::protocol::{HostFailure, Reply, Suspension};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -44,6 +44,21 @@ impl PendingReplies {
             self.complete(token, false, messages::RUN_ENDED_BEFORE_CALL.into());
         }
         ended
+    }
+
+    /// Called on the Node thread when a tool calls `ctx.suspend(payload)`: a parked call
+    /// leaves this table (its tool no longer answers it) and waits in its run for
+    /// `resolveCall`; a refused one stays, for its tool to answer.
+    pub fn suspend(&self, token: u32, payload: String) -> Suspension {
+        let Some(reply) = self.replies.lock().remove(&token) else {
+            return Suspension::RunEnded;
+        };
+        let suspension = reply.suspend(payload);
+        if let Suspension::Refused(_) = suspension {
+            // Only the Node thread removes tokens, so nothing settled it meanwhile.
+            self.replies.lock().insert(token, reply);
+        }
+        suspension
     }
 
     pub fn pause(&self, token: u32) {

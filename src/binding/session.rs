@@ -2,6 +2,7 @@
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
 mod calls;
+mod resolve;
 
 pub(super) use calls::CallKind;
 

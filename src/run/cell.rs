@@ -5,6 +5,7 @@
 mod booting;
 mod direct;
 mod ending;
+mod external;
 mod inbox;
 mod placement;
 mod verdict;
@@ -255,6 +256,7 @@ impl Cell {
 
     /// One turn on a worker. A panic anywhere inside fails the cell with `internal_error`.
     fn turn(self: Arc<Self>) {
+        let epoch = self.call_epoch();
         self.watch.enter();
         let turned = catch_unwind(AssertUnwindSafe(|| self.turn_inner()));
         let abandoned = self.watch.leave();
@@ -271,7 +273,12 @@ impl Cell {
             }
         }
         self.scheduled.store(false, Ordering::SeqCst);
-        if self.running.load(Ordering::SeqCst) && !self.inbox.lock().is_empty() {
+        // A call that began while this turn was ending (a wait sent as soon as the turn
+        // parked the run) found it still scheduled and queued no turn of its own: it gets
+        // one here even without events, since a run with only external calls left must
+        // park again without any.
+        let new_call = self.call_epoch() != epoch;
+        if self.running.load(Ordering::SeqCst) && (new_call || !self.inbox.lock().is_empty()) {
             self.schedule();
         }
     }
@@ -456,6 +463,10 @@ impl Inbox for Cell {
             other => other,
         };
         self.push(event);
+    }
+
+    fn suspend(self: Arc<Self>, bridge_id: u32, payload: String) -> super::protocol::Suspension {
+        self.suspend_call(bridge_id, payload)
     }
 
     fn control(&self) -> Arc<Control> {

@@ -69,6 +69,9 @@ pub trait RunOwner<R>: RunContext {
     ) -> Result<(), CodeModeError>;
     /// The run settled or was dropped: it leaves every list its owner keeps.
     fn forget(&self, run_id: &str);
+    /// The run ended after `resolveCall` resolved these of its calls (sequence numbers),
+    /// so a later resolve of one can still answer `already_resolved`.
+    fn ended_with_resolved(&self, _run_id: &str, _resolved: std::collections::HashSet<u32>) {}
 }
 
 /// Streams a trajectory event to `onEvent`, building it only when someone listens.

@@ -15,6 +15,9 @@ pub enum Event {
     Timer {
         id: u32,
     },
+    /// A tool call suspended itself (`ctx.suspend`): a running turn looks again at
+    /// whether only external calls are left, and parks if so.
+    CallSuspended,
     Deadline,
     Abort,
 }
@@ -22,8 +25,22 @@ pub enum Event {
 /// Where events for one run go (its cell), held weakly by replies and timers.
 pub trait Inbox: Send + Sync {
     fn deliver(self: Arc<Self>, event: Event);
+    /// Host call `bridge_id` suspends itself with `payload` (JSON text) to wait for
+    /// `resolveCall`.
+    fn suspend(self: Arc<Self>, bridge_id: u32, payload: String) -> Suspension;
     /// The run's interrupt side, for `ctx.pauseBudget()`.
     fn control(&self) -> Arc<Control>;
+}
+
+/// What became of a tool's `ctx.suspend(payload)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Suspension {
+    /// The call waits in its run for `resolveCall`.
+    Parked,
+    /// The run no longer has the call (it ended and cancelled it): nothing waits.
+    RunEnded,
+    /// The payload is over `maxOutputBytes`: refused with this message, the call unchanged.
+    Refused(String),
 }
 
 /// One nested call as the host sees it: ids for `ToolCallContext` and the JSON input.
@@ -62,6 +79,15 @@ pub trait Host: Send + Sync {
     fn cancel(&self, call_id: &str);
     /// Streams one trajectory event (`onEvent`) as JSON; hosts without a listener ignore it.
     fn event(&self, _event_json: String) {}
+    /// An external call (`ctx.suspend`) of a run this host dispatched was resolved with
+    /// `outcome` by `resolveCall`: the host reports the call's end (`tool_call_end`).
+    fn external_resolved(
+        &self,
+        _run_id: &str,
+        _call_id: &str,
+        _outcome: &Result<String, HostFailure>,
+    ) {
+    }
     /// Whether `event` has a listener: lets the engine skip building events nobody reads.
     fn wants_events(&self) -> bool {
         false
@@ -94,6 +120,15 @@ impl Reply {
                 bridge_id: self.bridge_id,
                 outcome,
             });
+        }
+    }
+
+    /// The tool suspends the call (`ctx.suspend(payload)`): once `Parked`, the run keeps
+    /// it in flight until `resolveCall` answers it, and this reply is spent.
+    pub fn suspend(&self, payload: String) -> Suspension {
+        match self.cell.upgrade() {
+            Some(cell) => cell.suspend(self.bridge_id, payload),
+            None => Suspension::RunEnded,
         }
     }
 

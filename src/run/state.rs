@@ -2,6 +2,8 @@
 //! in flight and queued, timers, yield, completion, nested-call records). Data only; the
 //! bridge fills it and the cell's turn reads and clears it.
 
+pub mod external;
+
 use super::contracts::ToolContracts;
 use super::nested_calls::NestedCall;
 use super::output::OutputBudget;
@@ -84,6 +86,8 @@ pub struct RunBook {
     pub max_output: usize,
     /// The session's redaction, for previews.
     pub(super) redactor: Arc<Redactor>,
+    /// Calls parked by `ctx.suspend` for `resolveCall` (run/external.rs).
+    pub(super) external: external::ExternalCalls,
 }
 
 impl RunBook {
@@ -107,6 +111,7 @@ impl RunBook {
             max_pending,
             max_output: max_output_bytes,
             redactor: Arc::default(),
+            external: Default::default(),
         }
     }
 
@@ -125,9 +130,9 @@ impl RunBook {
         self.in_flight() + self.queue.len()
     }
 
-    /// Unsettled calls as (call id, tool name), in dispatch order, for `pendingToolCalls`
-    /// of a waiting result.
-    pub fn pending_calls(&self) -> Vec<(String, String)> {
+    /// Unsettled calls as (call id, tool name, the payload of an external call waiting for
+    /// `resolveCall`), in dispatch order, for `pendingToolCalls` of a waiting result.
+    pub fn pending_calls(&self) -> Vec<(String, String, Option<String>)> {
         let in_flight = self
             .calls
             .iter()
@@ -143,13 +148,24 @@ impl RunBook {
         pending.sort_by_key(|(id, _, _)| *id);
         pending
             .into_iter()
-            .map(|(_, call_id, tool)| (call_id.clone(), tool.clone()))
+            .map(|(id, call_id, tool)| {
+                let payload = self.external_payload(id).map(str::to_string);
+                (call_id.clone(), tool.clone(), payload)
+            })
             .collect()
+    }
+
+    /// How many entries `pending_calls` lists, without copying them.
+    pub fn pending_count(&self) -> usize {
+        let in_flight = self.calls.values().filter(|c| c.record.is_some()).count();
+        let queued = self.queue.iter();
+        in_flight + queued.filter(|q| matches!(q, Queued::Tool { .. })).count()
     }
 
     /// Host-side bytes held for this run (part of the parked size).
     pub fn host_bytes(&self) -> usize {
         self.output.stored_bytes()
+            + self.external_bytes()
             + self.calls.len() * 256
             + self.nested.len() * 512
             + self.queue.len() * 256
@@ -165,6 +181,7 @@ impl RunBook {
         let Some(call) = self.calls.remove(&bridge_id) else {
             return false;
         };
+        self.forget_external(bridge_id);
         let index = call.record.and_then(|i| i.checked_sub(self.nested_base));
         if let Some(record) = index.and_then(|i| self.nested.get_mut(i)) {
             let redactor = &self.redactor;
@@ -181,6 +198,7 @@ impl RunBook {
     /// Drops every call, timer and queued item; returns the host call ids to cancel.
     pub fn cancel_all(&mut self) -> Vec<String> {
         let mut ids = Vec::new();
+        self.clear_external();
         let calls: Vec<InFlight> = self.calls.drain().map(|(_, call)| call).collect();
         for call in calls {
             if let Some(record) = call.record.and_then(|i| self.record_mut(i)) {

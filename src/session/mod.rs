@@ -4,10 +4,12 @@
 pub mod abort_watch;
 pub mod core;
 mod directory;
+pub mod ended_runs;
 pub mod headless;
 mod owner;
 pub mod pending_starts;
 mod prelude_config;
+mod resolve;
 pub mod result_budget;
 mod starting;
 pub mod store;

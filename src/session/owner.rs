@@ -65,4 +65,8 @@ impl RunOwner<Cell> for SessionCore {
     fn forget(&self, run_id: &str) {
         SessionCore::forget(self, run_id)
     }
+
+    fn ended_with_resolved(&self, run_id: &str, resolved: std::collections::HashSet<u32>) {
+        super::ended_runs::global().remember(run_id, &self.scope, resolved);
+    }
 }

@@ -162,6 +162,14 @@ impl Store {
         Ok(entry.cell.clone())
     }
 
+    /// A parked (or resuming) run of `scope`, for `resolveCall`. A run of another scope is
+    /// `None`, as an unknown one: resolving never tells a caller that another's run exists.
+    pub fn find(&self, run_id: &str, scope: &Scope) -> Option<Arc<Cell>> {
+        let runs = self.runs.lock();
+        let entry = runs.get(run_id)?;
+        (entry.scope == *scope).then(|| entry.cell.clone())
+    }
+
     /// Removes a run that settled, expired or was cancelled.
     pub fn remove(&self, run_id: &str) -> Option<Arc<Cell>> {
         let entry = self.runs.lock().remove(run_id);

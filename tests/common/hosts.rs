@@ -1,8 +1,8 @@
 //! One configurable fake `Host`: per tool, it answers at once, later from its own thread,
-//! holds the reply until the test answers it, or drops it unanswered. It records every
-//! call it saw and every cancellation.
+//! holds the reply until the test answers it, drops it unanswered, or suspends the call
+//! (`ctx.suspend`). It records every call it saw and every cancellation.
 
-use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply};
+use codemode_native::run::protocol::{Host, HostCall, HostFailure, Reply, Suspension};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -49,6 +49,9 @@ pub enum Behaviour {
     Hold,
     /// Dropped unanswered: only the run's deadline or cancellation ends the wait.
     Never,
+    /// Suspended at once with this payload (JSON text), as a tool's `ctx.suspend` does:
+    /// only `resolve_call` answers it.
+    Suspend(String),
 }
 
 /// A call the host holds, with the way back into its cell.
@@ -145,6 +148,10 @@ impl Host for FakeHost {
             }
             Behaviour::Hold => self.held.lock().push(Held { call, reply }),
             Behaviour::Never => drop(reply),
+            Behaviour::Suspend(payload) => {
+                let suspension = reply.suspend(payload);
+                assert_eq!(suspension, Suspension::Parked, "the call is in flight");
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 mod common;
 
 mod calls;
+mod external;
 mod fake_owner;
 mod lifecycle;
 mod owner;

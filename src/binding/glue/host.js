@@ -5,11 +5,13 @@
 (function glue(modules) {
   "use strict";
   // `limitsJson`: the numbers the modules check against, from Rust (limits::glue_limits).
-  return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList, limitsJson) {
+  return function createHost(done, pauseBudget, resumeBudget, mcpLoaded, nextLetter, abortCall, scheduler, watchToolList, limitsJson, suspendCall) {
     const limits = JSON.parse(limitsJson);
     const events = modules.events({ limits });
     const telemetry = modules.telemetry({ preview: events.preview });
-    const calls = modules.invoke({ events, telemetry, signals: modules.signals(), done, pauseBudget, resumeBudget });
+    // `calls` is read only when a payload or value is converted, after it exists.
+    const external = modules.external({ events, telemetry, suspendCall, toJsonText: (value) => calls.toJsonText(value) });
+    const calls = modules.invoke({ events, telemetry, signals: modules.signals(), done, pauseBudget, resumeBudget, external });
     const options = modules.options({ invoke: calls, limits, redactionAsText: modules.redaction, durable: modules.durable });
     const mcp = modules.mcp({ addSurface: calls.addSurface, errorText: calls.errorText, isObject: options.isObject, mcpLoaded, reportNames: events.reportNames, listening: events.listening, requestSignal: calls.requestSignal, watchToolList, limits });
     // exec/wait promises by token, settled by a letter from the mailbox: { resolve, owner,
@@ -54,6 +56,9 @@
         case 3:
           settle(letter[1], letter[2], letter[3], letter[4]);
           break;
+        case 4:
+          external.resolved(letter[2], letter[3], letter[4]);
+          break;
       }
       return true;
     }
@@ -76,6 +81,7 @@
       },
       normalizeOptions(input, script) {
         const normalized = options.normalizeOptions(input, script);
+        external.setScript(script);
         calls.setPolicy(normalized.beforeToolCall);
         events.setListener(normalized.onEvent);
         telemetry.configure(normalized.telemetry, normalized.sessionId);
@@ -109,6 +115,7 @@
         return text;
       },
       readWaitInput: options.readWaitInput,
+      readResolveInput: external.readResolveInput,
       readCallOptions: options.readCallOptions,
       // The listener belongs to one exec/wait call: `settle` removes it, so a signal reused
       // across many calls (one per model turn, say) holds none. Returns whether there is a

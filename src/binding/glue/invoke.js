@@ -6,6 +6,9 @@
   const { events, signals, done, pauseBudget, resumeBudget } = deps;
   // glue/telemetry.js: a span per call when tracing (absent in tests of this module alone).
   const telemetry = deps.telemetry === undefined ? null : deps.telemetry;
+  // glue/external.js: ctx.suspend's checks and parked calls (absent in tests of this
+  // module alone, where ctx.suspend refuses as on a copy of a ctx).
+  const external = deps.external === undefined ? null : deps.external;
   // Catalog tools by host index, and everything else called like one (namespace leaves,
   // MCP tools and operations, nodes, skills, Swarm): { name, source, execute }.
   const definitions = [];
@@ -74,6 +77,13 @@
       this.context = context;
       Object.defineProperty(this, "signal", SIGNAL_PROPERTY);
       this.#call = call;
+    }
+    // Parks this call for session.resolveCall (glue/external.js): `return ctx.suspend(p)`.
+    // On the prototype, so spreads and copies of a ctx do not carry it.
+    suspend(payload) {
+      const call = ToolCallContext.callOf(this);
+      if (call === undefined || call.suspend === null) throw external.notACall();
+      return call.suspend(payload);
     }
     // The abort state behind `ctx`, or undefined for anything not a call's ctx (a copy).
     static callOf(ctx) {
@@ -169,7 +179,7 @@
     const toolName = definition.name;
     // The call's abort state; ctx.signal makes its controller on first read (already
     // aborted if the call was cancelled before that).
-    const call = { controller: null, aborted: false, loan: null };
+    const call = { controller: null, aborted: false, loan: null, suspend: null };
     controllers.set(callId, call);
     const listening = events.listening();
     const started = listening ? Date.now() : 0;
@@ -204,12 +214,29 @@
     const source = definition.source || "core";
     if (listening) events.toolCallStart(runId, callId, parent, toolName, callableName, source, inputJson);
     const span = telemetry === null ? null : telemetry.startTool(runId, callId, parent, toolName, callableName, source, inputJson);
-    const finish = (ok, text) => {
-      if (settled) return;
+    // The call's host-side state ends: it settled, or it was parked by ctx.suspend.
+    const release = () => {
       settled = true;
       controllers.delete(callId);
       if (call.loan !== null) signals.giveBack(call.loan);
       for (; pauses > 0; pauses--) resumeBudget(token);
+    };
+    if (external !== null) {
+      let suspended = false;
+      // From now on the run, not the tool, answers the call: what the tool returns or
+      // throws afterwards is ignored.
+      call.suspend = (payload) => {
+        if (settled) throw external.late(suspended);
+        const live = external.suspend(token, payload);
+        suspended = true;
+        release();
+        external.parked(live, runId, callId, listening ? started : -1, span);
+        return external.marker(callId);
+      };
+    }
+    const finish = (ok, text) => {
+      if (settled) return;
+      release();
       const status = ok ? "ok" : call.aborted ? "cancelled" : "error";
       events.toolCallEnd(runId, callId, status, listening ? Date.now() - started : 0, text);
       if (span !== null) telemetry.endTool(span, status, text);
@@ -293,6 +320,9 @@
         controllers.delete(callId);
         call.aborted = true;
         if (call.controller !== null) call.controller.abort(abortReason());
+      } else if (external !== null) {
+        // A parked call has no tool left to abort: only its end event is owed.
+        external.cancelled(callId);
       }
     },
   };

@@ -135,9 +135,15 @@ impl Cell {
         self.running.store(false, Ordering::SeqCst);
         self.cancel_deadline();
         self.control.abort();
-        let cancelled = self.book.lock().cancel_all();
+        let (cancelled, resolved) = {
+            let mut book = self.book.lock();
+            (book.cancel_all(), book.take_resolved())
+        };
         for call_id in cancelled {
             self.owner.host().cancel(&call_id);
+        }
+        if !resolved.is_empty() {
+            self.owner.ended_with_resolved(&self.run_id, resolved);
         }
         self.owner.forget(&self.run_id);
         // Before the answer, so that a caller who starts a cell on hearing it finds this
@@ -183,7 +189,7 @@ impl Cell {
         };
         let (host_bytes, pending) = {
             let book = self.book.lock();
-            (book.host_bytes() as u64, book.pending_calls().len())
+            (book.host_bytes() as u64, book.pending_count())
         };
         // The call stops running before the run enters the store, so a wait can only claim
         // it once it is parked; an abort (a close, a signal) until then is ours to honour,

@@ -16,7 +16,7 @@ impl Cell {
         let bridge_admit = !events.is_empty();
         for event in events {
             match event {
-                Event::Abort | Event::Deadline => {}
+                Event::Abort | Event::Deadline | Event::CallSuspended => {}
                 Event::HostReply { bridge_id, outcome } => {
                     let outcome = self.admit_outcome(bridge_id, outcome);
                     if let Some((ok, payload)) = self.record_reply(bridge_id, &outcome) {

@@ -82,7 +82,9 @@ impl Cell {
                 messages::PENDING_WITHOUT_HOST_WORK,
             )));
         }
-        if self.control.deadline_passed() {
+        // Waiting out the deadline for calls only `resolveCall` can settle would spend the
+        // caller's time for nothing: the run parks at once (docs/durable-runs.md).
+        if self.control.deadline_passed() || book.only_external_left() {
             return Verdict::Park("pending_tools");
         }
         Verdict::Idle

@@ -127,10 +127,13 @@ pub fn waiting_result(
     let pending_tool_calls = book
         .pending_calls()
         .into_iter()
-        .map(|(call_id, tool)| PendingToolCall {
+        .map(|(call_id, tool, payload)| PendingToolCall {
             id: call_id,
             method: CallMethod::Tool,
             tool_name: tool,
+            external: payload.is_some(),
+            // The text is the glue's `JSON.stringify`, so it parses.
+            payload: payload.map(|text| serde_json::from_str(&text).unwrap_or(Value::Null)),
         })
         .collect();
     let output = book.output.take_partial_entries();

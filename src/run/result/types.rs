@@ -61,6 +61,12 @@ pub struct PendingToolCall {
     pub id: String,
     pub method: CallMethod,
     pub tool_name: String,
+    /// Its tool called `ctx.suspend(payload)`: only `resolveCall` settles it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
+    /// What the tool passed to `ctx.suspend` (present exactly when `external`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload: Option<Value>,
 }
 
 /// How a pending call reaches the host; only tools park today.
