@@ -194,6 +194,7 @@ test('a sandbox that sends random bytes is killed, and only its run is lost', { 
 test('a sandbox that sends a length header over the frame limit is killed, and only its run is lost', { skip }, (t) => survives('garbage-length', t));
 test('a sandbox that sends a frame of broken JSON is killed, and only its run is lost', { skip }, (t) => survives('garbage-json', t));
 test('a sandbox that speaks for VMs that do not exist is killed, and only its run is lost', { skip }, (t) => survives('garbage-vm', t));
+test('a sandbox that says Ready a second time is killed, and only its run is lost', { skip }, (t) => survives('ready-twice', t));
 test('a sandbox that sends JSON nested 100 000 deep is killed, and only its run is lost', { skip }, (t) => survives('garbage-nested', t));
 test('a sandbox that announces a 1 GiB frame and trickles it is killed, and only its run is lost', { skip }, (t) => survives('oversize-trickle', t));
 test('a sandbox that sends a valid 128 MiB frame is killed, and only its run is lost', { skip }, (t) => survives('oversize-frame', t));
