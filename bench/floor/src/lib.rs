@@ -8,6 +8,7 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 
 mod cell;
+mod node;
 mod sock;
 mod uv;
 

@@ -1,6 +1,7 @@
 //! The same floor with Node woken through a libuv async handle of the addon's own
 //! instead of a threadsafe function: `uv_async_send` takes no lock.
 
+use crate::node::{uv_close, uv_handle_size, Callback};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use std::ffi::{c_int, c_void};
@@ -8,14 +9,12 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::channel;
 
 extern "C" {
-    fn uv_handle_size(kind: c_int) -> usize;
     fn uv_async_init(
         event_loop: *mut c_void,
         handle: *mut c_void,
         callback: unsafe extern "C" fn(*mut c_void),
     ) -> c_int;
     fn uv_async_send(handle: *mut c_void) -> c_int;
-    fn uv_close(handle: *mut c_void, callback: Option<unsafe extern "C" fn(*mut c_void)>);
 }
 
 /// libuv's `UV_ASYNC` handle type.
@@ -23,9 +22,7 @@ const UV_ASYNC: c_int = 1;
 
 /// What the async callback needs, reached through the handle's `data` (its first field).
 struct Waker {
-    env: sys::napi_env,
-    on_call: sys::napi_ref,
-    context: sys::napi_async_context,
+    on_call: Callback,
     index: AtomicI32,
 }
 
@@ -38,29 +35,11 @@ unsafe extern "C" fn on_async(handle: *mut c_void) {
     // SAFETY: `data` (offset 0 of every uv handle) was set to a leaked `Waker` below.
     let waker = unsafe { &*(*(handle as *mut *mut Waker)) };
     let index = waker.index.load(Ordering::Acquire);
-    let env = waker.env;
     // SAFETY: on the Node thread, inside the loop, with the env that made the handle.
     unsafe {
-        let mut scope = std::ptr::null_mut();
-        sys::napi_open_handle_scope(env, &mut scope);
-        let mut function = std::ptr::null_mut();
-        sys::napi_get_reference_value(env, waker.on_call, &mut function);
-        let mut global = std::ptr::null_mut();
-        sys::napi_get_global(env, &mut global);
-        let mut argument = std::ptr::null_mut();
-        sys::napi_create_int32(env, index, &mut argument);
-        let mut result = std::ptr::null_mut();
-        // make_callback runs the microtasks the call queued, as a threadsafe function does.
-        sys::napi_make_callback(
-            env,
-            waker.context,
-            global,
-            function,
-            1,
-            &argument,
-            &mut result,
-        );
-        sys::napi_close_handle_scope(env, scope);
+        waker.on_call.call(|env, argument| {
+            sys::napi_create_int32(env, index, argument);
+        });
         if index < 0 {
             uv_close(handle, None);
         }
@@ -76,31 +55,8 @@ pub fn floor_start_uv(env: Env, on_call: Function<i32, ()>, calls: i32) -> Resul
     let handle = unsafe {
         let mut event_loop = std::ptr::null_mut();
         check_status!(sys::napi_get_uv_event_loop(raw, &mut event_loop))?;
-        let mut on_call_ref = std::ptr::null_mut();
-        check_status!(sys::napi_create_reference(
-            raw,
-            on_call.raw(),
-            1,
-            &mut on_call_ref
-        ))?;
-        let mut name = std::ptr::null_mut();
-        check_status!(sys::napi_create_string_utf8(
-            raw,
-            c"floor".as_ptr(),
-            5,
-            &mut name
-        ))?;
-        let mut context = std::ptr::null_mut();
-        check_status!(sys::napi_async_init(
-            raw,
-            std::ptr::null_mut(),
-            name,
-            &mut context
-        ))?;
         let waker = Box::into_raw(Box::new(Waker {
-            env: raw,
-            on_call: on_call_ref,
-            context,
+            on_call: Callback::new(&env, on_call.raw())?,
             index: AtomicI32::new(0),
         }));
         let size = uv_handle_size(UV_ASYNC);
