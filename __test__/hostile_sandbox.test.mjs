@@ -7,17 +7,15 @@
 // and the session's next cell gets a fresh sandbox.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADDON_PATH } from './_helpers.mjs';
 import { alive, startChild, until } from './_processes.mjs';
-import { fakeLogs, hostileFake, summary } from './fixtures/hostile-log.mjs';
+import { fakeLogs, fakeSandbox, hostileFake, summary } from './fixtures/hostile-log.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REAL_SANDBOX = join(here, '..', 'codemode-sandbox');
-const FAKE_SANDBOX = join(here, 'fixtures', 'hostile-sandbox.mjs');
 const GATEWAY = join(here, 'fixtures', 'hostile-gateway.mjs');
 // Every gateway here forces process isolation, so the thread-mode pass of `npm test` (where
 // the bystander thread session runs anyway) would only repeat the process-mode one.
@@ -27,21 +25,10 @@ const skip =
 /** Far beyond the sum of the child's own caps that a failing build can reach. */
 const CHILD_CAP = 480_000;
 
-const quote = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
-
-/** A folder with the fake sandbox's wrapper (its environment is empty: absolute paths only) and its logs. */
-function fakeSandbox() {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-hostile-'));
-  const wrapper = join(dir, 'codemode-sandbox');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${[process.execPath, FAKE_SANDBOX, REAL_SANDBOX, dir].map(quote).join(' ')} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  return { dir, wrapper };
-}
-
 /** Runs the gateway fixture in `mode`, through the fake sandbox unless `viaFake` is false. */
 async function runGateway(mode, { viaFake = true } = {}) {
   assert.ok(existsSync(REAL_SANDBOX), `the real sandbox is missing (${REAL_SANDBOX}): npm run build`);
-  const sandbox = viaFake ? fakeSandbox() : null;
+  const sandbox = viaFake ? fakeSandbox('codemode-hostile-') : null;
   const { child, firstLine, exit } = startChild(GATEWAY, [ADDON_PATH, mode, sandbox?.dir ?? ''], {
     env: { CODEMODE_NATIVE_ISOLATION: 'process', CODEMODE_NATIVE_SANDBOX: sandbox?.wrapper },
     capMs: CHILD_CAP,

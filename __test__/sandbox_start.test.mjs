@@ -5,31 +5,21 @@
 // `Ready` frame until the test says `go`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startFixture, until } from './_processes.mjs';
-import { fakeLogs, sayGo } from './fixtures/hostile-log.mjs';
+import { fakeLogs, fakeSandbox, sayGo } from './fixtures/hostile-log.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const REAL_SANDBOX = join(here, '..', 'codemode-sandbox');
-const FAKE_SANDBOX = join(here, 'fixtures', 'hostile-sandbox.mjs');
 const skip =
   (process.platform !== 'linux' && 'Linux only: the fake sandbox relies on setpriv and /proc') ||
   (process.env.CODEMODE_NATIVE_ISOLATION === 'thread' && 'runs in the process-mode pass of npm test');
 const TIMEOUT_MS = 100;
 
-const quote = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
-
 /** A fake sandbox whose start is held until `go`, and the folder of its logs. */
 function heldSandbox() {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-start-'));
-  const wrapper = join(dir, 'codemode-sandbox');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${[process.execPath, FAKE_SANDBOX, REAL_SANDBOX, dir].map(quote).join(' ')} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  writeFileSync(join(dir, 'hold-ready'), '');
-  return { dir, wrapper };
+  const sandbox = fakeSandbox('codemode-start-');
+  writeFileSync(join(sandbox.dir, 'hold-ready'), '');
+  return sandbox;
 }
 
 const events = (dir) => fakeLogs(dir).flatMap((log) => log.events);

@@ -94,6 +94,19 @@ impl Group {
         executors: usize,
         make_room: &dyn Fn(),
     ) -> Result<RemoteVm, String> {
+        let placed = self.place(limits, executors, make_room);
+        // Cells waiting for the group's start (queued, or taken over here) now wait for
+        // the process this VM went to, or are told there is none.
+        self.hand_over_booting(placed.as_ref().ok().map(RemoteVm::process));
+        placed
+    }
+
+    fn place(
+        &self,
+        limits: ProcessLimits,
+        executors: usize,
+        make_room: &dyn Fn(),
+    ) -> Result<RemoteVm, String> {
         // One retry: the first try may find the process cap reached, and an idle process
         // elsewhere can be ended for room (outside this group's lock: it takes others').
         for attempt in 0..2 {
@@ -188,8 +201,8 @@ impl Group {
     }
 
     /// Under `held`'s lock: cancels a start still queued (true), giving back its place
-    /// under the cap; the caller starts the process itself (its waiters then wait on
-    /// their cells' own turns).
+    /// under the cap; the caller starts the process itself (its waiters move to the
+    /// process the VM goes to, in `new_vm`).
     fn take_over_start(&self) -> bool {
         let cancelled = self
             .start
@@ -197,7 +210,6 @@ impl Group {
             .is_ok();
         if cancelled {
             capacity::unreserve(1);
-            self.hand_over_booting(None);
         }
         cancelled
     }

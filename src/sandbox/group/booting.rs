@@ -21,7 +21,8 @@ impl Group {
             }
             return process.when_settled(then);
         }
-        // `finish_start` and `take_over_start` tell these under `held`'s lock, held here.
+        // Told by `finish_start` (under `held`'s lock) or the next `new_vm`, whichever
+        // places the start; a cell's own turn ends its pause in any case.
         if self.start.load(Ordering::SeqCst) == NO_START {
             return Err(then);
         }
