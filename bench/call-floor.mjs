@@ -4,7 +4,7 @@
 // quickjs-wasi reference and another build's two modes (bench/README.md).
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { cpuNow } from './procfs.mjs';
+import { measureRounds } from './procfs.mjs';
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Number(process.argv[2]) || 5;
@@ -67,20 +67,8 @@ function before() {
 }
 const runners = {};
 for (const side of SIDES) runners[side] = await make[side]();
-const figures = Object.fromEntries(SIDES.map((s) => [s, { wall: [], cpu: [], main: [] }]));
 for (const side of SIDES) await runners[side].run(500);
-for (let round = 0; round < ROUNDS; round++) {
-  for (const side of SIDES) {
-    const c0 = cpuNow();
-    const t0 = process.hrtime.bigint();
-    await runners[side].run(CALLS);
-    const wall = Number(process.hrtime.bigint() - t0) / 1000 / CALLS;
-    const c1 = cpuNow();
-    figures[side].wall.push(wall);
-    figures[side].cpu.push((c1.gateway - c0.gateway + c1.sandboxes - c0.sandboxes) / CALLS);
-    figures[side].main.push(c1.main == null ? NaN : (c1.main - c0.main) / CALLS);
-  }
-}
+const figures = await measureRounds(runners, SIDES, ROUNDS, CALLS);
 for (const side of SIDES) await runners[side].close();
 console.log(`${'side'.padEnd(15)} wall µs/call  CPU µs/call (all)  Node main thread`);
 for (const side of SIDES) {

@@ -5,7 +5,7 @@
 // two modes (`thread@before`, `process@before` with CALL_FLOOR_BEFORE) (bench/README.md).
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { cpuNow } from './procfs.mjs';
+import { measureRounds } from './procfs.mjs';
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Number(process.argv[2]) || 5;
@@ -59,23 +59,9 @@ async function floor(fresh) {
 }
 const runners = {};
 for (const side of SIDES) runners[side] = await make[side]();
-const figures = Object.fromEntries(SIDES.map((s) => [s, { wall: [], cpu: [], main: [] }]));
 for (const side of SIDES) await runners[side].run(200);
 const load0 = os.loadavg()[0];
-for (let round = 0; round < ROUNDS; round++) {
-  // Rotated each round, so drift hits every side alike.
-  const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
-  for (const side of order) {
-    const c0 = cpuNow();
-    const t0 = process.hrtime.bigint();
-    await runners[side].run(CELLS);
-    const wall = Number(process.hrtime.bigint() - t0) / 1000 / CELLS;
-    const c1 = cpuNow();
-    figures[side].wall.push(wall);
-    figures[side].cpu.push((c1.gateway - c0.gateway + c1.sandboxes - c0.sandboxes) / CELLS);
-    figures[side].main.push(c1.main == null ? NaN : (c1.main - c0.main) / CELLS);
-  }
-}
+const figures = await measureRounds(runners, SIDES, ROUNDS, CELLS, { rotate: true });
 for (const side of SIDES) await runners[side].close();
 const ref = SIDES.includes('reference') ? median(figures.reference.wall) : null;
 console.log(`load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}`);

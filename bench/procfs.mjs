@@ -96,3 +96,26 @@ export function hostPressure({ pidMargin = 0.1, minFreeBytes = 6 * 2 ** 30 } = {
   if (free < minFreeBytes) return `MemAvailable down to ${(free / 2 ** 30).toFixed(1)} GB: stopped before the host runs out of memory`;
   return null;
 }
+
+/**
+ * Runs `runners[side].run(n)` for each side, `rounds` times (`rotate`: the order shifts
+ * each round, so drift hits every side alike), and returns per side the wall µs, CPU µs
+ * of every thread and sandbox, and the Node main thread's CPU µs, each per unit of `n`.
+ */
+export async function measureRounds(runners, sides, rounds, n, { rotate = false } = {}) {
+  const figures = Object.fromEntries(sides.map((s) => [s, { wall: [], cpu: [], main: [] }]));
+  for (let round = 0; round < rounds; round++) {
+    const order = rotate ? sides.map((_, i) => sides[(i + round) % sides.length]) : sides;
+    for (const side of order) {
+      const c0 = cpuNow();
+      const t0 = process.hrtime.bigint();
+      await runners[side].run(n);
+      const wall = Number(process.hrtime.bigint() - t0) / 1000 / n;
+      const c1 = cpuNow();
+      figures[side].wall.push(wall);
+      figures[side].cpu.push((c1.gateway - c0.gateway + c1.sandboxes - c0.sandboxes) / n);
+      figures[side].main.push(c1.main == null ? NaN : (c1.main - c0.main) / n);
+    }
+  }
+  return figures;
+}
