@@ -28,6 +28,9 @@ pub enum ErrorCode {
     /// A sealed run record that does not open: tampered, truncated, rolled back, moved
     /// to another run or scope, or sealed under no configured key (src/store/seal.rs).
     RecordRefused,
+    /// A durable run's replay did not do what its record says it did (another call, other
+    /// arguments, an end before the record was used up): it fails, dispatching nothing.
+    ReplayDivergence,
 }
 
 impl ErrorCode {
@@ -46,6 +49,7 @@ impl ErrorCode {
             ErrorCode::ToolBudgetExceeded => "tool_budget_exceeded",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::RecordRefused => "record_refused",
+            ErrorCode::ReplayDivergence => "replay_divergence",
         }
     }
 }
@@ -93,6 +97,11 @@ impl std::error::Error for CodeModeError {}
 
 /// Exact messages (docs/contract.md); tests match them byte for byte.
 pub mod messages {
+    /// A durable run's replay left its record: `why` names where.
+    pub fn replay_divergence(why: &str) -> String {
+        format!("code mode run cannot be resumed from its record: {why}. Its program, its tools or its limits changed since it was recorded; nothing was dispatched for it. Start a new run.")
+    }
+
     pub const TIMEOUT: &str = "code mode timeout exceeded";
 
     /// [`TIMEOUT`] with the limit, e.g. `code mode timeout exceeded (timeoutMs 30000)`.

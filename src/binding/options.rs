@@ -99,6 +99,7 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
                 .and_then(Isolation::parse)
                 .unwrap_or_else(isolation::addon_default),
             sandbox_group,
+            durable: false,
         },
         events,
     ))

@@ -10,6 +10,13 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
 use std::sync::{Arc, OnceLock};
 
+/// A durable run's clock origin and random seed (the VM side lands separately).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Determinism {
+    pub seed: u64,
+    pub origin_ms: f64,
+}
+
 const PRELUDE: &str = include_str!("prelude.js");
 /// The prelude's internal surface (settle, fire timers, watch the top-level promise),
 /// kept in the runtime's userdata rather than on any object the guest can reach: a guest

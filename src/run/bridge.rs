@@ -3,6 +3,7 @@
 //! run's context.
 
 use super::contracts::ToolContracts;
+use super::ledger::{Issued, Journal};
 use super::nested_calls::{preview, NestedCall};
 use super::output::OutputEntry;
 use super::owner::{self, RunContext};
@@ -26,6 +27,8 @@ pub struct CellBridge {
     pub parent_call_id: Option<String>,
     /// A `restartSafe` cell may only call tools marked `replaySafe`.
     pub restart_safe: bool,
+    /// A durable run's journal: what it issues is checked against (replay) or added to it.
+    pub journal: Option<Arc<Mutex<Journal>>>,
 }
 
 pub const RESTART_SAFE_NAMESPACE_REFUSAL: &str =
@@ -58,8 +61,13 @@ impl CellBridge {
                 call,
                 contracts,
                 oversize,
-            } => self.dispatch(bridge_id, call, &contracts, oversize),
-            Queued::Timer { id, delay_ms } => self.start_timer(id, delay_ms),
+                recorded,
+            } => self.dispatch(bridge_id, call, &contracts, oversize, recorded),
+            Queued::Timer {
+                id,
+                delay_ms,
+                recorded,
+            } => self.start_timer(id, delay_ms, recorded),
         }
     }
 
@@ -69,6 +77,7 @@ impl CellBridge {
         call: HostCall,
         contracts: &Arc<ToolContracts>,
         oversize: Option<u64>,
+        recorded: bool,
     ) {
         let max = self.context.limits().max_tool_input_bytes;
         let size =
@@ -97,6 +106,12 @@ impl CellBridge {
                     record: Some(record),
                 },
             );
+            if recorded {
+                // Its answer is in the ledger; the host sees it again only if it was still
+                // out when the record was written (run/cell/journal.rs).
+                book.replayed.insert(bridge_id, call);
+                return;
+            }
         }
         let reply = Reply::new(self.cell.clone(), bridge_id);
         match refused {
@@ -109,8 +124,11 @@ impl CellBridge {
         }
     }
 
-    fn start_timer(&self, id: u32, delay_ms: u64) {
+    fn start_timer(&self, id: u32, delay_ms: u64, recorded: bool) {
         self.book.lock().timers.insert(id, None);
+        if recorded {
+            return;
+        }
         let cell = self.cell.clone();
         let key = timer::schedule(
             Instant::now() + Duration::from_millis(delay_ms),
@@ -232,8 +250,10 @@ impl CellBridge {
         } else {
             (None, input_json)
         };
+        let call_id = format!("{}:{seq}", self.run_id);
+        let recorded = self.journal_call(bridge_id, &call_id, &tool, &input_json)?;
         let call = HostCall {
-            call_id: format!("{}:{seq}", self.run_id),
+            call_id,
             parent_call_id: self.parent_call_id.clone(),
             run_id: self.run_id.clone(),
             session_id: self.context.session_id().to_string(),
@@ -248,8 +268,47 @@ impl CellBridge {
             call,
             contracts: tool.contracts,
             oversize,
+            recorded,
         })?;
         Ok(bridge_id)
+    }
+}
+
+impl CellBridge {
+    /// A durable run's call, checked against or added to its journal: true when the
+    /// ledger already has it.
+    fn journal_call(
+        &self,
+        bridge_id: u32,
+        call_id: &str,
+        tool: &super::owner::ToolRef,
+        input_json: &str,
+    ) -> Result<bool, String> {
+        let Some(journal) = &self.journal else {
+            return Ok(false);
+        };
+        let issued = journal.lock().issue_call(
+            bridge_id,
+            call_id,
+            &tool.callable_name,
+            input_json,
+            tool.replay_safe,
+        );
+        self.issued(issued)
+    }
+
+    /// A divergence from the ledger fails the run; nothing is dispatched for it.
+    fn issued(&self, issued: Result<Issued, String>) -> Result<bool, String> {
+        match issued {
+            Ok(issued) => Ok(issued == Issued::Recorded),
+            Err(why) => {
+                let message = messages::replay_divergence(&why);
+                self.book.lock().fatal.get_or_insert_with(|| {
+                    CodeModeError::new(ErrorCode::ReplayDivergence, message.clone())
+                });
+                Err(message)
+            }
+        }
     }
 }
 
@@ -305,7 +364,21 @@ impl Bridge for CellBridge {
             book.next_timer_id += 1;
             book.next_timer_id
         };
-        self.enqueue_or_run(Queued::Timer { id, delay_ms })?;
+        let recorded = match &self.journal {
+            None => false,
+            Some(journal) => {
+                let mut journal = journal.lock();
+                let clock = journal.clock_ms();
+                let issued = journal.issue_timer(id, delay_ms, clock);
+                drop(journal);
+                self.issued(issued)?
+            }
+        };
+        self.enqueue_or_run(Queued::Timer {
+            id,
+            delay_ms,
+            recorded,
+        })?;
         Ok(id)
     }
 

@@ -7,6 +7,7 @@ mod direct;
 mod ending;
 mod external;
 mod inbox;
+mod journal;
 mod placement;
 mod verdict;
 
@@ -30,6 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::run::result::Responder;
+pub use journal::{unix_ms, DurableStart, EFFECT_UNKNOWN};
 
 /// Cells alive in the process (running, idle or parked): for leak checks and stats.
 pub static LIVE_CELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -39,6 +41,8 @@ pub struct CellSource {
     pub code: String,
     pub language: Language,
     pub restart_safe: bool,
+    /// A durable run (`durableRuns`): its journal starts from this.
+    pub durable: Option<DurableStart>,
 }
 
 enum Phase {
@@ -97,6 +101,10 @@ pub struct Cell {
     /// The source lines that call into `MCP`, to explain a call of a missing tool.
     mcp_lines: super::mcp_hint::McpLines,
     parent_call_id: Option<String>,
+    /// A durable run's journal, and the source its record keeps.
+    durable: Option<journal::Durable>,
+    source_code: Option<Arc<str>>,
+    restart_safe: bool,
 }
 
 impl Cell {
@@ -115,6 +123,9 @@ impl Cell {
             .with_redactor(owner.redactor().clone()),
         ));
         let language = source.language;
+        let restart_safe = source.restart_safe;
+        let durable = source.durable.clone().map(journal::Durable::new);
+        let source_code = durable.as_ref().map(|_| Arc::from(source.code.as_str()));
         let mcp_lines = super::mcp_hint::McpLines::of(&source.code);
         LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
@@ -143,6 +154,9 @@ impl Cell {
             language,
             mcp_lines,
             parent_call_id,
+            durable,
+            source_code,
+            restart_safe,
         })
     }
 
@@ -324,10 +338,16 @@ impl Cell {
             let Phase::Live(vm) = &state.phase else {
                 return;
             };
-            self.apply_events(vm);
+            match &self.durable {
+                Some(durable) => self.durable_step(durable, vm),
+                None => self.apply_events(vm),
+            }
             self.set_linger();
             vm.drain_jobs(&self.control);
-            let verdict = self.verdict(vm);
+            let mut verdict = self.verdict(vm);
+            if let Some(durable) = &self.durable {
+                verdict = self.durable_verdict(durable, verdict);
+            }
             let heap = (!matches!(verdict, Verdict::Idle)).then(|| vm.peak_heap_bytes());
             {
                 let mut call = self.call.lock();
@@ -338,6 +358,9 @@ impl Cell {
                 call.metrics.guest_ns += elapsed_ns(guest_started);
             }
             match verdict {
+                Verdict::Idle if self.durable.as_ref().is_some_and(|d| self.durable_more(d)) => {
+                    guest_started = Instant::now()
+                }
                 Verdict::Idle if self.spin_for_events() => guest_started = Instant::now(),
                 verdict => break verdict,
             }
@@ -372,6 +395,7 @@ impl Cell {
             run_id: self.run_id.clone(),
             parent_call_id: self.parent_call_id.clone(),
             restart_safe: source.restart_safe,
+            journal: self.durable.as_ref().map(|d| d.journal.clone()),
         });
         let _ = self.bridge.set(bridge.clone());
         let vm_limits = VmLimits {
@@ -379,7 +403,9 @@ impl Cell {
             max_stack_bytes: pool::GUEST_STACK_BYTES,
         };
         let vm = self.new_vm(&source.code)?;
-        if let VmHandle::Process(remote) = &vm {
+        // A durable run's deliveries are ordered and recorded by its turns: none may go
+        // straight into the sandbox's open command.
+        if let (VmHandle::Process(remote), None) = (&vm, &self.durable) {
             let _ = self.direct.set(remote.direct());
             self.set_linger();
         }

@@ -41,10 +41,14 @@ pub(super) enum Queued {
         /// The size of an input over `maxToolInputBytes`, which is refused at dispatch and
         /// so not kept (`call.input_json` is empty).
         oversize: Option<u64>,
+        /// A durable run's replay: the call is in its ledger and is not dispatched again.
+        recorded: bool,
     },
     Timer {
         id: u32,
         delay_ms: u64,
+        /// A durable run's replay: the fire comes from the ledger, not the timer thread.
+        recorded: bool,
     },
 }
 
@@ -88,6 +92,9 @@ pub struct RunBook {
     pub(super) redactor: Arc<Redactor>,
     /// Calls parked by `ctx.suspend` for `resolveCall` (run/external.rs).
     pub(super) external: external::ExternalCalls,
+    /// A durable run's replay: the recorded calls not dispatched again, for the ones
+    /// still out when the record was written (run/cell/journal.rs).
+    pub replayed: HashMap<u32, HostCall>,
 }
 
 impl RunBook {
@@ -112,6 +119,7 @@ impl RunBook {
             max_output: max_output_bytes,
             redactor: Arc::default(),
             external: Default::default(),
+            replayed: HashMap::new(),
         }
     }
 

@@ -59,6 +59,9 @@ impl VmHandle {
         }
     }
 
+    /// Sets the logical clock a deterministic VM reads (the VM side lands separately).
+    pub fn set_clock(&self, _ms: f64) {}
+
     pub fn fire_timer(&self, id: u32) {
         match self {
             VmHandle::Thread(vm) => vm.fire_timer(id),

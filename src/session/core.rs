@@ -5,7 +5,7 @@ use crate::catalog::{Catalog, ToolSpec};
 use crate::error::{messages, CodeModeError};
 use crate::limits::Limits;
 use crate::mcp::McpCatalog;
-use crate::run::cell::{Cell, CellSource, Responder};
+use crate::run::cell::{Cell, CellSource, DurableStart, Responder};
 use crate::run::contracts::ContractCache;
 use crate::run::protocol::Event;
 use crate::run::protocol::Host;
@@ -37,6 +37,8 @@ pub struct SessionConfig {
     pub isolation: Isolation,
     /// `sandboxGroup`: sessions naming the same group may share sandbox processes.
     pub sandbox_group: Option<String>,
+    /// `durableRuns`: runs keep a ledger and can be adopted from their record.
+    pub durable: bool,
 }
 
 #[derive(Default)]
@@ -70,6 +72,7 @@ pub struct SessionCore {
     pub(super) sandbox: Option<Sandbox>,
     /// Exec and wait calls waiting for the MCP tools to load.
     pub(super) pending_starts: PendingStarts<SessionCore>,
+    pub(super) durable: bool,
 }
 
 impl SessionCore {
@@ -120,6 +123,7 @@ impl SessionCore {
             redactor,
             sandbox,
             pending_starts: PendingStarts::default(),
+            durable: config.durable,
         }))
     }
 
@@ -303,6 +307,7 @@ impl SessionCore {
                 code: request.code,
                 language: request.language,
                 restart_safe: request.restart_safe,
+                durable: self.durable.then(DurableStart::fresh),
             },
             parent_call_id,
         );
@@ -349,7 +354,9 @@ impl SessionCore {
         }
         cell.release_yield();
         let budget = Duration::from_millis(self.limits.timeout_ms);
-        if let Err(responder) = cell.begin_call(budget, responder, false) {
+        // A run adopted from its record starts its VM here, as a first exec does.
+        let first = cell.is_new();
+        if let Err(responder) = cell.begin_call(budget, responder, first) {
             responder(result::early_failure(
                 &CodeModeError::invalid_input("code mode run is already being resumed."),
                 self.telemetry(),

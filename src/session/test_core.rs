@@ -32,6 +32,7 @@ pub fn core_loading_mcp(mcp_servers: &[&str]) -> Arc<SessionCore> {
         },
         isolation: crate::sandbox::isolation::Isolation::Thread,
         sandbox_group: None,
+        durable: false,
     };
     match SessionCore::new(config, Arc::new(SilentHost)) {
         Ok(core) => core,

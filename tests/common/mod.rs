@@ -51,6 +51,18 @@ pub fn session_in(
     tools: Vec<ToolSpec>,
     host: Arc<dyn Host>,
 ) -> Arc<SessionCore> {
+    session_with(isolation, id, limits, tools, host, false)
+}
+
+/// A session whose runs are durable (`durableRuns`) if `durable` says so.
+pub fn session_with(
+    isolation: Isolation,
+    id: &str,
+    limits: Value,
+    tools: Vec<ToolSpec>,
+    host: Arc<dyn Host>,
+    durable: bool,
+) -> Arc<SessionCore> {
     SessionCore::new(
         SessionConfig {
             scope: Scope {
@@ -64,6 +76,7 @@ pub fn session_in(
             max_tool_calls: None,
             surfaces: Default::default(),
             sandbox_group: None,
+            durable,
             isolation,
         },
         host,

@@ -67,6 +67,7 @@ impl FakeOwner {
                 code: code.into(),
                 language: Language::JavaScript,
                 restart_safe: false,
+                durable: None,
             },
             None,
         );

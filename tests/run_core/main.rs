@@ -8,6 +8,7 @@
 mod common;
 
 mod calls;
+mod durable;
 mod external;
 mod fake_owner;
 mod lifecycle;

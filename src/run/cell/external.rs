@@ -22,9 +22,10 @@ impl Cell {
         if self.finished.load(Ordering::SeqCst) {
             return Suspension::RunEnded;
         }
-        if !self.book.lock().suspend_call(bridge_id, payload) {
+        if !self.book.lock().suspend_call(bridge_id, payload.clone()) {
             return Suspension::RunEnded;
         }
+        self.journal_external(bridge_id, &payload);
         self.push(Event::CallSuspended);
         Suspension::Parked
     }
@@ -48,6 +49,7 @@ impl Cell {
             Err(_) if self.finished.load(Ordering::SeqCst) => return Err(unavailable()),
             Err(error) => return Err(error),
         };
+        self.journal_resolved(bridge_id, &outcome);
         self.owner
             .host()
             .external_resolved(&self.run_id, call_id, &outcome);

@@ -168,8 +168,11 @@ mod tests {
         let mut book = book_with_call(1);
         book.max_pending = 1;
         assert!(book.suspend_call(3, "null".into()));
-        book.queue
-            .push_back(crate::run::state::Queued::Timer { id: 1, delay_ms: 0 });
+        book.queue.push_back(crate::run::state::Queued::Timer {
+            id: 1,
+            delay_ms: 0,
+            recorded: false,
+        });
         assert!(book.only_external_left(), "the queue waits for a free slot");
         book.max_pending = 2;
         assert!(!book.only_external_left(), "a free slot admits the queue");

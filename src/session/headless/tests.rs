@@ -65,6 +65,7 @@ fn a_script_runs_under_its_wall_clock_and_a_clamped_tool_budget() {
         surfaces: Default::default(),
         isolation: crate::sandbox::isolation::Isolation::Thread,
         sandbox_group: None,
+        durable: false,
     };
     ScriptOptions::default().apply(&mut config);
     assert_eq!(config.limits.timeout_ms, 30_000);

@@ -1,0 +1,352 @@
+//! A durable run's turns: recorded deliveries are applied to a fresh VM in ledger order
+//! until the record is used up, then what was still out when it was written is taken up
+//! live; live deliveries are applied one per job drain and appended, so the order a guest
+//! saw is the order a replay gives it.
+
+use super::{Cell, Verdict};
+use crate::error::{messages, CodeModeError, ErrorCode};
+use crate::guest::vm::Determinism;
+use crate::run::ledger::{Delivery, IssuedCall, IssuedTimer, Journal, Ledger, Outcome};
+use crate::run::protocol::{Event, HostFailure, Reply};
+use crate::runtime::timer;
+use crate::sandbox::handle::VmHandle;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a durable cell starts from: its determinism and the ledger to replay (empty for
+/// a new run).
+#[derive(Clone, Debug)]
+pub struct DurableStart {
+    pub determinism: Determinism,
+    pub ledger: Ledger,
+}
+
+impl DurableStart {
+    /// A new durable run: its clock starts now, its random numbers from a fresh seed.
+    pub fn fresh() -> DurableStart {
+        let mut seed = [0u8; 8];
+        if getrandom::fill(&mut seed).is_err() {
+            seed = crate::guest::control::now_ns().to_le_bytes();
+        }
+        DurableStart {
+            determinism: Determinism {
+                seed: u64::from_le_bytes(seed),
+                origin_ms: unix_ms(),
+            },
+            ledger: Ledger::default(),
+        }
+    }
+}
+
+/// A durable cell's journal and whether it has taken up what its record left out.
+pub(super) struct Durable {
+    pub(super) journal: Arc<Mutex<Journal>>,
+    pub(super) determinism: Determinism,
+    /// Set once the record is used up and its calls still out were taken up.
+    live: AtomicBool,
+}
+
+impl Durable {
+    pub(super) fn new(start: DurableStart) -> Durable {
+        let fresh = start.ledger.deliveries.is_empty()
+            && start.ledger.calls.is_empty()
+            && start.ledger.timers.is_empty();
+        Durable {
+            journal: Arc::new(Mutex::new(Journal::replay(
+                start.ledger,
+                start.determinism.origin_ms,
+            ))),
+            determinism: start.determinism,
+            live: AtomicBool::new(fresh),
+        }
+    }
+}
+
+/// A guest-facing failure for a call whose outcome was lost with the process that
+/// dispatched it.
+pub const EFFECT_UNKNOWN: &str = "this tool call was dispatched before the gateway process running it stopped, and its outcome was lost: it may or may not have taken effect. Check its effect before calling it again.";
+
+impl Cell {
+    /// The step of a durable turn before its job drain: one recorded delivery while
+    /// replaying, else (after taking up what the record left out) one live delivery.
+    pub(super) fn durable_step(self: &Arc<Self>, durable: &Durable, vm: &VmHandle) {
+        if durable.journal.lock().replaying() {
+            self.replay_one(durable, vm);
+            return;
+        }
+        if !durable.live.swap(true, Ordering::SeqCst) {
+            self.take_up(durable);
+        }
+        self.apply_one_live(durable, vm);
+    }
+
+    /// Whether a durable turn has more to do before it may idle: a record not used up, or
+    /// live events waiting (each gets a drain of its own).
+    pub(super) fn durable_more(&self, durable: &Durable) -> bool {
+        durable.journal.lock().replaying()
+            || !durable.live.load(Ordering::SeqCst)
+            || !self.inbox.lock().is_empty()
+    }
+
+    /// A verdict seen through the record: a replay cannot park (the record goes on), and
+    /// a program that ends before its record is used up diverged.
+    pub(super) fn durable_verdict(&self, durable: &Durable, verdict: Verdict) -> Verdict {
+        if durable.live.load(Ordering::SeqCst) && !durable.journal.lock().replaying() {
+            return verdict;
+        }
+        match verdict {
+            Verdict::Park(_) => Verdict::Idle,
+            Verdict::Finish(Err(error)) if !ends_any_run(error.code) => Verdict::Finish(Err(
+                divergence("the program ended before its record was used up"),
+            )),
+            Verdict::Finish(Ok(_)) => Verdict::Finish(Err(divergence(
+                "the program ended before its record was used up",
+            ))),
+            verdict => verdict,
+        }
+    }
+
+    fn replay_one(&self, durable: &Durable, vm: &VmHandle) {
+        let Some(next) = durable.journal.lock().next_recorded().cloned() else {
+            return;
+        };
+        let applied = match &next {
+            Delivery::Reply {
+                bridge_id, outcome, ..
+            } => {
+                let mut book = self.book.lock();
+                if matches!(book.yield_request, Some((id, _)) if id == *bridge_id) {
+                    book.yield_request = None;
+                    book.expect_reply(*bridge_id);
+                }
+                let settled = book.settle_call(*bridge_id, &host_outcome(outcome));
+                drop(book);
+                if settled {
+                    vm.set_clock(next.clock_ms());
+                    vm.settle(*bridge_id, outcome.ok, &outcome.payload);
+                }
+                settled
+            }
+            Delivery::Timer { id, .. } => {
+                let started = self.book.lock().timers.remove(id).is_some();
+                if started {
+                    vm.set_clock(next.clock_ms());
+                    vm.fire_timer(*id);
+                }
+                started
+            }
+        };
+        if !applied {
+            self.diverge("its record answers a call or timer the program has not made");
+            return;
+        }
+        durable.journal.lock().applied_recorded();
+        if let Some(bridge) = self.bridge.get() {
+            bridge.admit();
+        }
+    }
+
+    /// The record is used up: every recorded call must have been made again, and what was
+    /// still out when it was written goes on live.
+    fn take_up(self: &Arc<Self>, durable: &Durable) {
+        let (calls, timers, caught_up) = {
+            let journal = durable.journal.lock();
+            let (calls, timers) = journal.undelivered();
+            (calls, timers, journal.caught_up())
+        };
+        if !caught_up {
+            self.diverge("the program made fewer calls or timers than its record has");
+            return;
+        }
+        for call in calls {
+            self.take_up_call(call);
+        }
+        for pending in timers {
+            self.take_up_timer(pending);
+        }
+    }
+
+    fn take_up_call(self: &Arc<Self>, call: IssuedCall) {
+        let host_call = self.book.lock().replayed.remove(&call.bridge_id);
+        if let Some(outcome) = call.outcome {
+            self.push(Event::HostReply {
+                bridge_id: call.bridge_id,
+                outcome: host_outcome(&outcome),
+            });
+        } else if let Some(payload) = call.external {
+            self.book.lock().suspend_call(call.bridge_id, payload);
+        } else if let (true, Some(host_call)) = (call.replay_safe, host_call) {
+            // Safe to run again: the same `callId` lets the tool see it is a repeat.
+            self.owner.count_call();
+            let cell: Arc<dyn crate::run::protocol::Inbox> = self.clone();
+            let reply = Reply::new(Arc::downgrade(&cell), call.bridge_id);
+            self.owner.host().call_tool(host_call, reply);
+        } else {
+            self.push(Event::HostReply {
+                bridge_id: call.bridge_id,
+                outcome: Err(HostFailure {
+                    message: EFFECT_UNKNOWN.to_string(),
+                    code: "tool_error",
+                }),
+            });
+        }
+    }
+
+    fn take_up_timer(self: &Arc<Self>, pending: IssuedTimer) {
+        let due_ms = pending.clock_ms + pending.delay_ms as f64 - unix_ms();
+        let wait = Duration::from_millis(due_ms.clamp(0.0, u32::MAX as f64) as u64);
+        let weak = Arc::downgrade(self);
+        let id = pending.id;
+        let key = timer::schedule(Instant::now() + wait, move || {
+            if let Some(cell) = weak.upgrade() {
+                cell.push(Event::Timer { id });
+            }
+        });
+        if let Some(slot) = self.book.lock().timers.get_mut(&id) {
+            *slot = Some(key);
+        }
+    }
+
+    /// Applies the first host reply or timer fire waiting (the rest wait for their own
+    /// drain) and appends it to the ledger with the clock the guest reads from then on.
+    fn apply_one_live(&self, durable: &Durable, vm: &VmHandle) {
+        self.arrivals.store(0, Ordering::SeqCst);
+        loop {
+            let Some(event) = self.inbox.lock().pop_front() else {
+                return;
+            };
+            let clock_ms = unix_ms();
+            let delivery = match event {
+                Event::HostReply { bridge_id, outcome } => {
+                    let outcome = self.admit_outcome(bridge_id, outcome);
+                    self.record_reply(bridge_id, &outcome).map(|(ok, payload)| {
+                        vm.set_clock(clock_ms);
+                        vm.settle(bridge_id, ok, &payload);
+                        Delivery::Reply {
+                            bridge_id,
+                            outcome: Outcome { ok, payload },
+                            clock_ms,
+                        }
+                    })
+                }
+                Event::Timer { id } => {
+                    let started = self.book.lock().timers.remove(&id).is_some();
+                    started.then(|| {
+                        vm.set_clock(clock_ms);
+                        vm.fire_timer(id);
+                        Delivery::Timer { id, clock_ms }
+                    })
+                }
+                Event::Abort | Event::Deadline | Event::CallSuspended => None,
+            };
+            if let Some(delivery) = delivery {
+                durable.journal.lock().applied_live(delivery);
+                if let Some(bridge) = self.bridge.get() {
+                    bridge.admit();
+                }
+                return;
+            }
+        }
+    }
+
+    fn diverge(&self, why: &str) {
+        self.book
+            .lock()
+            .fatal
+            .get_or_insert_with(|| divergence(why));
+    }
+}
+
+fn divergence(why: &str) -> CodeModeError {
+    CodeModeError::new(
+        ErrorCode::ReplayDivergence,
+        messages::replay_divergence(why),
+    )
+}
+
+/// Ends that say nothing about the program: a replay may meet them like any run.
+fn ends_any_run(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::Timeout
+            | ErrorCode::Aborted
+            | ErrorCode::MemoryLimitExceeded
+            | ErrorCode::InternalError
+            | ErrorCode::ReplayDivergence
+            | ErrorCode::RuntimeUnavailable
+    )
+}
+
+/// A recorded outcome as the host's: a failure's payload is the `{ message, code }` the
+/// guest was given.
+fn host_outcome(outcome: &Outcome) -> Result<String, HostFailure> {
+    if outcome.ok {
+        return Ok(outcome.payload.clone());
+    }
+    let value: serde_json::Value = serde_json::from_str(&outcome.payload).unwrap_or_default();
+    let message = value["message"].as_str().unwrap_or_default().to_string();
+    let code = match value["code"].as_str() {
+        Some("invalid_input") => "invalid_input",
+        Some("input_contract") => "input_contract",
+        Some("output_contract") => "output_contract",
+        _ => "tool_error",
+    };
+    Err(HostFailure { message, code })
+}
+
+/// Wall-clock time in milliseconds since the Unix epoch.
+pub fn unix_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64() * 1000.0)
+}
+
+impl Cell {
+    /// A durable run's record as of now; `None` for a run that is not durable.
+    pub fn durable_record(&self) -> Option<crate::run::record::RunRecord> {
+        let durable = self.durable.as_ref()?;
+        Some(crate::run::record::RunRecord {
+            format: crate::run::record::RECORD_FORMAT,
+            code: self.source_code.as_deref()?.to_string(),
+            language: self.language,
+            restart_safe: self.restart_safe,
+            determinism: durable.determinism,
+            limits: crate::run::record::RecordedLimits::of(self.owner.limits()),
+            ledger: durable.journal.lock().ledger().clone(),
+        })
+    }
+
+    /// Whether the cell has not started its VM yet (a run adopted from a record).
+    pub fn is_new(&self) -> bool {
+        self.bridge.get().is_none()
+    }
+
+    /// A durable run's call suspended itself: its record says so, with the payload.
+    pub(super) fn journal_external(&self, bridge_id: u32, payload: &str) {
+        if let Some(durable) = &self.durable {
+            durable.journal.lock().mark_external(bridge_id, payload);
+        }
+    }
+
+    /// A durable run's external call was resolved: its record keeps the outcome until a
+    /// turn delivers it.
+    pub(super) fn journal_resolved(&self, bridge_id: u32, outcome: &Result<String, HostFailure>) {
+        if let Some(durable) = &self.durable {
+            let outcome = match outcome {
+                Ok(json) => Outcome {
+                    ok: true,
+                    payload: json.clone(),
+                },
+                Err(failure) => Outcome {
+                    ok: false,
+                    payload:
+                        serde_json::json!({ "message": failure.message, "code": failure.code })
+                            .to_string(),
+                },
+            };
+            durable.journal.lock().resolve_external(bridge_id, outcome);
+        }
+    }
+}

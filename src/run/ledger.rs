@@ -1,0 +1,295 @@
+//! A durable run's journal of its host boundary: the calls and timers its guest issued,
+//! in issue order, and what reached the guest, in the order it was applied (one delivery
+//! per job drain). Replaying it in a fresh VM must issue the same things in the same
+//! order; anything else is a divergence and nothing is dispatched for it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A host call the guest issued.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IssuedCall {
+    pub bridge_id: u32,
+    /// `ToolCallContext.callId`, for `resolveCall` on a record.
+    pub call_id: String,
+    /// The guest's name for the tool.
+    pub callable: String,
+    /// The guest's input as JSON (compared as a value: key order does not matter).
+    pub input: String,
+    pub replay_safe: bool,
+    /// Set when the call suspended itself (`ctx.suspend`), with its payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<String>,
+    /// An outcome known but not yet delivered (an external call resolved while parked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+/// A guest timer, with the logical clock when it was started.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IssuedTimer {
+    pub id: u32,
+    pub delay_ms: u64,
+    pub clock_ms: f64,
+}
+
+/// How a host call settled in the guest: a value, or a rejection's error JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub ok: bool,
+    pub payload: String,
+}
+
+/// One thing applied to the guest, with the logical clock it read from then on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Delivery {
+    Reply {
+        bridge_id: u32,
+        #[serde(flatten)]
+        outcome: Outcome,
+        clock_ms: f64,
+    },
+    Timer {
+        id: u32,
+        clock_ms: f64,
+    },
+}
+
+impl Delivery {
+    pub fn clock_ms(&self) -> f64 {
+        match self {
+            Delivery::Reply { clock_ms, .. } | Delivery::Timer { clock_ms, .. } => *clock_ms,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub calls: Vec<IssuedCall>,
+    pub timers: Vec<IssuedTimer>,
+    pub deliveries: Vec<Delivery>,
+}
+
+/// Whether an issued call or timer is new (dispatch it) or already in the ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Issued {
+    Live,
+    Recorded,
+}
+
+/// A ledger being written, or replayed and then written: the cursors say how much of it
+/// the fresh VM has caught up with.
+#[derive(Debug, Default)]
+pub struct Journal {
+    ledger: Ledger,
+    calls_seen: usize,
+    timers_seen: usize,
+    applied: usize,
+    /// The logical clock the guest reads: the run's origin, then each delivery's.
+    clock_ms: f64,
+}
+
+impl Journal {
+    /// A journal to replay `ledger` from its start (an empty one for a new run) for a
+    /// run whose clock starts at `origin_ms`.
+    pub fn replay(ledger: Ledger, origin_ms: f64) -> Journal {
+        Journal {
+            ledger,
+            clock_ms: origin_ms,
+            ..Journal::default()
+        }
+    }
+
+    pub fn clock_ms(&self) -> f64 {
+        self.clock_ms
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    pub fn into_ledger(self) -> Ledger {
+        self.ledger
+    }
+
+    /// Deliveries recorded and not yet applied remain.
+    pub fn replaying(&self) -> bool {
+        self.applied < self.ledger.deliveries.len()
+    }
+
+    /// The guest issued host call `bridge_id`: checked against the ledger while it has
+    /// calls the VM has not caught up with, appended after.
+    pub fn issue_call(
+        &mut self,
+        bridge_id: u32,
+        call_id: &str,
+        callable: &str,
+        input: &str,
+        replay_safe: bool,
+    ) -> Result<Issued, String> {
+        if let Some(recorded) = self.ledger.calls.get(self.calls_seen) {
+            let position = self.calls_seen + 1;
+            if recorded.bridge_id != bridge_id || recorded.callable != callable {
+                return Err(format!(
+                    "the run's call #{position} was {}(...) and is now {callable}(...)",
+                    recorded.callable
+                ));
+            }
+            if !same_json(&recorded.input, input) {
+                return Err(format!(
+                    "the run's call #{position} to {callable} had other arguments"
+                ));
+            }
+            self.calls_seen += 1;
+            return Ok(Issued::Recorded);
+        }
+        if self.replaying() {
+            return Err(format!(
+                "the run now makes a call ({callable}) where its record has none"
+            ));
+        }
+        self.ledger.calls.push(IssuedCall {
+            bridge_id,
+            call_id: call_id.to_string(),
+            callable: callable.to_string(),
+            input: input.to_string(),
+            replay_safe,
+            external: None,
+            outcome: None,
+        });
+        self.calls_seen += 1;
+        Ok(Issued::Live)
+    }
+
+    /// The guest started timer `id`.
+    pub fn issue_timer(&mut self, id: u32, delay_ms: u64, clock_ms: f64) -> Result<Issued, String> {
+        if let Some(recorded) = self.ledger.timers.get(self.timers_seen) {
+            if recorded.id != id || recorded.delay_ms != delay_ms {
+                return Err(format!(
+                    "the run's timer #{} waited {} ms and now waits {delay_ms} ms",
+                    self.timers_seen + 1,
+                    recorded.delay_ms
+                ));
+            }
+            self.timers_seen += 1;
+            return Ok(Issued::Recorded);
+        }
+        if self.replaying() {
+            return Err("the run now starts a timer where its record has none".to_string());
+        }
+        self.ledger.timers.push(IssuedTimer {
+            id,
+            delay_ms,
+            clock_ms,
+        });
+        self.timers_seen += 1;
+        Ok(Issued::Live)
+    }
+
+    /// The next recorded delivery the VM has not had yet.
+    pub fn next_recorded(&self) -> Option<&Delivery> {
+        self.ledger.deliveries.get(self.applied)
+    }
+
+    /// The recorded delivery `next_recorded` gave was applied.
+    pub fn applied_recorded(&mut self) {
+        if let Some(delivery) = self.ledger.deliveries.get(self.applied) {
+            self.clock_ms = delivery.clock_ms();
+            self.applied += 1;
+        }
+    }
+
+    /// A live delivery was applied: appended (and counted as caught up).
+    pub fn applied_live(&mut self, delivery: Delivery) {
+        if let Delivery::Reply { bridge_id, .. } = &delivery {
+            if let Some(call) = self.call_mut(*bridge_id) {
+                call.outcome = None;
+            }
+        }
+        self.clock_ms = delivery.clock_ms();
+        self.ledger.deliveries.push(delivery);
+        self.applied = self.ledger.deliveries.len();
+    }
+
+    /// Recorded calls and timers the VM has issued again whose delivery is not in the
+    /// ledger: what was still out when the record was written.
+    pub fn undelivered(&self) -> (Vec<IssuedCall>, Vec<IssuedTimer>) {
+        let delivered =
+            |matches: &dyn Fn(&Delivery) -> bool| self.ledger.deliveries.iter().any(matches);
+        let calls = self.ledger.calls[..self.calls_seen]
+            .iter()
+            .filter(|c| !delivered(&|d| matches!(d, Delivery::Reply { bridge_id, .. } if *bridge_id == c.bridge_id)))
+            .cloned()
+            .collect();
+        let timers = self.ledger.timers[..self.timers_seen]
+            .iter()
+            .filter(|t| !delivered(&|d| matches!(d, Delivery::Timer { id, .. } if *id == t.id)))
+            .cloned()
+            .collect();
+        (calls, timers)
+    }
+
+    /// Whether every recorded call and timer has been issued again.
+    pub fn caught_up(&self) -> bool {
+        self.calls_seen == self.ledger.calls.len() && self.timers_seen == self.ledger.timers.len()
+    }
+
+    /// Call `bridge_id` suspended itself with `payload`.
+    pub fn mark_external(&mut self, bridge_id: u32, payload: &str) {
+        if let Some(call) = self.call_mut(bridge_id) {
+            call.external = Some(payload.to_string());
+        }
+    }
+
+    /// Sets the outcome of external call `bridge_id`, once: false if it has one or was
+    /// delivered, or is not external.
+    pub fn resolve_external(&mut self, bridge_id: u32, outcome: Outcome) -> bool {
+        let delivered = self
+            .ledger
+            .deliveries
+            .iter()
+            .any(|d| matches!(d, Delivery::Reply { bridge_id: id, .. } if *id == bridge_id));
+        match self.call_mut(bridge_id) {
+            Some(call) if call.external.is_some() && call.outcome.is_none() && !delivered => {
+                call.outcome = Some(outcome);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The bridge id of call `call_id`.
+    pub fn bridge_id_of(&self, call_id: &str) -> Option<u32> {
+        self.ledger
+            .calls
+            .iter()
+            .find(|call| call.call_id == call_id)
+            .map(|call| call.bridge_id)
+    }
+
+    fn call_mut(&mut self, bridge_id: u32) -> Option<&mut IssuedCall> {
+        self.ledger
+            .calls
+            .iter_mut()
+            .find(|call| call.bridge_id == bridge_id)
+    }
+}
+
+/// Equal as JSON values; text that does not parse compares as text.
+fn same_json(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "ledger_tests.rs"]
+mod tests;
