@@ -9,7 +9,7 @@ export type JsonSchemaObject = { readonly [key: string]: any };
 export type JsonSchema = JsonSchemaObject | boolean;
 export type MaybePromise<T> = T | Promise<T>;
 /** Every `code` of a `failed` result and of a thrown error. */
-export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "guest_error" | "tool_error" | "memory_limit_exceeded" | "tool_budget_exceeded" | "internal_error";
+export type CodeModeErrorCode = "invalid_input" | "runtime_unavailable" | "aborted" | "timeout" | "output_limit_exceeded" | "snapshot_limit_exceeded" | "guest_error" | "tool_error" | "memory_limit_exceeded" | "tool_budget_exceeded" | "internal_error" | "store_unavailable" | "record_refused" | "replay_divergence";
 /** The second argument of every tool's `execute`. */
 export interface ToolCallContext {
   /** This call's id: the same as its `nestedCalls` record and its events. */
@@ -166,6 +166,17 @@ export interface CodeModeSessionOptions {
   sandboxGroup?: string;
   /** OpenTelemetry spans, made only when `@opentelemetry/api` has a registered tracer provider. */
   telemetry?: CodeModeTelemetryOptions;
+  /** Parked runs kept in a run store, sealed, and resumed by replay in any process with the same scope, store and key (docs/durable-runs.md). */
+  durableRuns?: DurableRunsOptions;
+}
+/** The `durableRuns` session option. */
+export interface DurableRunsOptions {
+  /** Where records live: `sqliteRunStore(path)`, `redisRunStore(client)`, `postgresRunStore(pool)` or your own. */
+  store: RunStore;
+  /** 32-byte keys; the first seals, every one opens (rotation). */
+  keys: Array<{ id: string; key: Uint8Array }>;
+  /** A record expires this long after its run last parked (default 86,400; 1..31,536,000). */
+  ttlSeconds?: number;
 }
 /** The `telemetry` session option (see README, "Tracing"). */
 export interface CodeModeTelemetryOptions {
@@ -317,7 +328,10 @@ export declare class CodeModeSession {
   close(): Promise<void>
   /** Extension: ids and ages of this session's parked runs. */
   runs(): Array<{ runId: string; reason: string; pending: number; parkedMs: number; bytes: number }>
-  /** Extension: drops one parked run of this session; false if there is none by that id. */
+  /**
+   * Extension: drops one parked run of this session; false if there is none by that id.
+   * A durable run's record is deleted too (in the background), so no process resumes it.
+   */
   cancelRun(runId: string): boolean
 }
 

@@ -1,6 +1,6 @@
-// `durableRuns` is refused until the replay engine exists (docs/durable-runs.md): a session
-// never looks durable when it is not. Its shape is checked first, as the engine will read it,
-// so a bad key or store is named; a well-formed option is refused saying what is missing.
+// The `durableRuns` option's checks (docs/durable-runs.md): a well-formed one makes a durable
+// session; a bad key, store or ttl is invalid_input naming it; runCodeModeScript refuses it.
+// What durable runs do: durable_runs.test.mjs and durable_crash.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemode-durable-option-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const store = native.sqliteRunStore(path.join(dir, 'runs.db'));
 const key = Buffer.alloc(32, 7);
-const NOT_YET = /^durableRuns is not available yet: this version ships the run stores \(sqliteRunStore, codemode-native\/stores\/redis, codemode-native\/stores\/postgres\) but not the replay that would make runs durable \(docs\/durable-runs\.md\)\.$/;
+const SCRIPT = 'durableRuns is an option of CodeModeSession: runCodeModeScript runs one script to its end and parks nothing.';
 
 function refused(durableRuns, message) {
   assert.throws(() => new CodeModeSession({ sessionId: 'durable', durableRuns }), (error) => {
@@ -23,15 +23,18 @@ function refused(durableRuns, message) {
   });
 }
 
-test('a well-formed durableRuns is refused, naming what exists and what does not', () => {
-  refused({ store, keys: [{ id: 'k1', key }] }, NOT_YET);
-  refused({ store, keys: [{ id: 'k2', key: new Uint8Array(32) }, { id: 'k1', key }], ttlSeconds: 60 }, NOT_YET);
+test('a well-formed durableRuns makes a session whose runs complete as before', async () => {
+  for (const durableRuns of [{ store, keys: [{ id: 'k1', key }] }, { store, keys: [{ id: 'k2', key: new Uint8Array(32) }, { id: 'k1', key }], ttlSeconds: 60 }]) {
+    const session = new CodeModeSession({ sessionId: 'durable', durableRuns });
+    assert.equal((await session.exec({ code: 'return 1 + 1' })).value, 2);
+    await session.close();
+  }
 });
 
 test('runCodeModeScript refuses durableRuns too', async () => {
   await assert.rejects(
     Promise.resolve().then(() => native.runCodeModeScript('return 1', { sessionId: 'durable-script', durableRuns: { store, keys: [{ id: 'k1', key }] } })),
-    (error) => error.code === 'invalid_input' && NOT_YET.test(error.message),
+    (error) => error.code === 'invalid_input' && error.message === SCRIPT,
   );
 });
 

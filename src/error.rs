@@ -34,6 +34,28 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    const ALL: [ErrorCode; 14] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::RuntimeUnavailable,
+        ErrorCode::Aborted,
+        ErrorCode::Timeout,
+        ErrorCode::OutputLimitExceeded,
+        ErrorCode::SnapshotLimitExceeded,
+        ErrorCode::InternalError,
+        ErrorCode::GuestError,
+        ErrorCode::ToolError,
+        ErrorCode::MemoryLimitExceeded,
+        ErrorCode::ToolBudgetExceeded,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::RecordRefused,
+        ErrorCode::ReplayDivergence,
+    ];
+
+    /// The code whose documented text is `text`.
+    pub fn parse(text: &str) -> Option<ErrorCode> {
+        Self::ALL.into_iter().find(|code| code.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "invalid_input",
@@ -122,6 +144,11 @@ pub mod messages {
     pub const RESTART_SAFE_INVALID: &str = "restartSafe must be a boolean.";
     pub const RUN_ID_INVALID: &str = "runId must be a non-empty string.";
     pub const RUN_UNAVAILABLE: &str = "code mode run is unavailable or expired.";
+    /// A durable run another gateway process is running a turn of.
+    pub const RUN_RESUMED_ELSEWHERE: &str =
+        "code mode run is already being resumed by another gateway process.";
+    /// A durable run another gateway process took on since this one last wrote it.
+    pub const RUN_MOVED: &str = "code mode run was moved on by another gateway process since this one last held it; wait for it again to resume it from its record.";
     pub const RUNTIME_BUSY: &str =
         "code mode runtime is busy: the worker queue is full; retry shortly.";
     pub const SESSION_CLOSED: &str = "code mode session is closed.";

@@ -8,6 +8,7 @@ import {
   configureCodeModeRuntime,
   redactSource,
   runCodeModeScript,
+  sqliteRunStore,
   toModelResult,
   type CodeModeErrorCode,
   type CodeModeEvent,
@@ -83,7 +84,7 @@ const notBoolean: boolean = modelTools[0].parameters;
 // Results, model results and every error code.
 async function model(result: CodeModeResult): Promise<ModelResult> {
   const code: CodeModeErrorCode | undefined = result.status === "failed" ? result.code : undefined;
-  const all: CodeModeErrorCode[] = ["guest_error", "tool_error", "memory_limit_exceeded", "tool_budget_exceeded", "internal_error", "invalid_input"];
+  const all: CodeModeErrorCode[] = ["guest_error", "tool_error", "memory_limit_exceeded", "tool_budget_exceeded", "internal_error", "invalid_input", "replay_divergence", "record_refused", "store_unavailable"];
   void code;
   void all;
   const answer = toModelResult(result, { budgetChars: 2000 });
@@ -136,3 +137,9 @@ async function approve(result: CodeModeResult): Promise<ResolveCallAnswer[]> {
 }
 const marker = (ctx: Parameters<ToolDefinition["execute"]>[1]): SuspendedCall => ctx.suspend();
 void [approve, marker];
+
+// Durable runs: a store and 32-byte keys; a key that is not bytes is a type error.
+const durable = new CodeModeSession({ sessionId: "d", durableRuns: { store: sqliteRunStore("/tmp/runs.db"), keys: [{ id: "k1", key: new Uint8Array(32) }], ttlSeconds: 3600 } });
+// @ts-expect-error keys are bytes
+new CodeModeSession({ sessionId: "d", durableRuns: { store: sqliteRunStore("/tmp/runs.db"), keys: [{ id: "k1", key: "secret" }] } });
+void durable;

@@ -35,6 +35,8 @@ const HOST_GLUE: &str = concat!(
     include_str!("glue/telemetry.js"),
     ",\ndurable: ",
     include_str!("glue/durable.js"),
+    ",\ndurableRuns: ",
+    include_str!("glue/durable_runs.js"),
     ",\nexternal: ",
     include_str!("glue/external.js"),
     "})"

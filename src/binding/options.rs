@@ -27,6 +27,8 @@ struct OptionsJson {
     tools: Vec<ToolJson>,
     #[serde(default)]
     surfaces: SurfacesJson,
+    /// `durableRuns`, as the glue passes it: the keys for binding/durable.rs.
+    durable_runs: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -99,7 +101,7 @@ pub fn parse_options(json: &str) -> Result<(SessionConfig, bool), String> {
                 .and_then(Isolation::parse)
                 .unwrap_or_else(isolation::addon_default),
             sandbox_group,
-            durable: false,
+            durable: options.durable_runs.is_some_and(|d| !d.is_null()),
         },
         events,
     ))

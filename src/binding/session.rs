@@ -101,6 +101,11 @@ impl CodeModeSession {
             Err(message) => return Err(glue_fail(&glue, &message)),
         };
         let _ = core_slot.set(Arc::downgrade(&core));
+        match super::durable::sealer_of(&normalized) {
+            Ok(Some(sealer)) => super::durable::install(env, &glue, &core, sealer)?,
+            Ok(None) => {}
+            Err(message) => return Err(glue_fail(&glue, &message)),
+        }
         report_names(&glue, &core)?;
         glue_fn::<bool, ()>(&glue, "startMcp")?.call(!script)?;
         let emit = if events {
@@ -217,6 +222,34 @@ impl CodeModeSession {
         let glue = self.glue(env)?;
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
+        if let Some(run) = run_id.as_deref().filter(|_| self.core.is_durable()) {
+            // The store's side goes first (claim, or adopt from the record), then this wait
+            // again, which finds it done.
+            match durable_prepared(&glue, run)? {
+                None => {
+                    let wait: Function<FnArgs<(Object, Unknown, Option<Unknown>, String)>, Object> =
+                        glue_fn(&glue, "durableWait")?;
+                    return wait.call(FnArgs::from((this.object, input, options, run.to_string())));
+                }
+                Some(Some(refused)) => {
+                    let kind = CallKind::Wait(run_id.clone());
+                    return self.start_call(
+                        env,
+                        this.object,
+                        options,
+                        kind,
+                        |core, _, responder, _| {
+                            responder(crate::run::result::early_failure(
+                                &refused,
+                                core.telemetry(),
+                            ));
+                            crate::session::pending_starts::CallStart::Answered
+                        },
+                    );
+                }
+                Some(None) => {}
+            }
+        }
         let kind = CallKind::Wait(run_id.clone());
         self.start_call(
             env,
@@ -340,9 +373,17 @@ impl CodeModeSession {
     }
 
     /// Extension: drops one parked run of this session; false if there is none by that id.
+    /// A durable run's record is deleted too (in the background), so no process resumes it.
     #[napi]
-    pub fn cancel_run(&self, run_id: String) -> bool {
-        self.core.cancel_run(&run_id)
+    pub fn cancel_run(&self, env: Env, run_id: String) -> Result<bool> {
+        let version = crate::session::durable::version_of(&run_id);
+        let cancelled = self.core.cancel_run(&run_id);
+        if let (true, Some(version)) = (cancelled && self.core.is_durable(), version) {
+            let glue = self.glue(&env)?;
+            glue_fn::<FnArgs<(String, f64)>, ()>(&glue, "durableCancelled")?
+                .call(FnArgs::from((run_id, version as f64)))?;
+        }
+        Ok(cancelled)
     }
 }
 
@@ -382,4 +423,26 @@ impl ObjectFinalize for CodeModeSession {
         }
         Ok(())
     }
+}
+
+/// `glue.durablePrepared(runId)`: `None` when the store work of this wait has not been
+/// done yet, else whether it refused the wait (with the error to answer).
+fn durable_prepared(
+    glue: &Object,
+    run_id: &str,
+) -> Result<Option<Option<crate::error::CodeModeError>>> {
+    let prepared: Function<String, Unknown> = glue_fn(glue, "durablePrepared")?;
+    let answer = prepared.call(run_id.to_string())?;
+    Ok(match answer.get_type()? {
+        ValueType::Undefined => None,
+        ValueType::Object => {
+            let refusal: Object = unsafe { answer.cast()? };
+            let code: String = refusal.get_named_property("code")?;
+            let message: String = refusal.get_named_property("message")?;
+            let code = crate::error::ErrorCode::parse(&code)
+                .unwrap_or(crate::error::ErrorCode::StoreUnavailable);
+            Some(Some(crate::error::CodeModeError::new(code, message)))
+        }
+        _ => Some(None),
+    })
 }

@@ -86,6 +86,10 @@ pub struct Journal {
     calls_seen: usize,
     timers_seen: usize,
     applied: usize,
+    /// How many calls and timers the record had when the replay began: only those can
+    /// have been lost with the process that wrote it.
+    recorded_calls: usize,
+    recorded_timers: usize,
     /// The logical clock the guest reads: the run's origin, then each delivery's.
     clock_ms: f64,
 }
@@ -95,6 +99,8 @@ impl Journal {
     /// run whose clock starts at `origin_ms`.
     pub fn replay(ledger: Ledger, origin_ms: f64) -> Journal {
         Journal {
+            recorded_calls: ledger.calls.len(),
+            recorded_timers: ledger.timers.len(),
             ledger,
             clock_ms: origin_ms,
             ..Journal::default()
@@ -213,16 +219,17 @@ impl Journal {
     }
 
     /// Recorded calls and timers the VM has issued again whose delivery is not in the
-    /// ledger: what was still out when the record was written.
+    /// ledger: what was still out when the record was written (not what this replay
+    /// issued live after it).
     pub fn undelivered(&self) -> (Vec<IssuedCall>, Vec<IssuedTimer>) {
         let delivered =
             |matches: &dyn Fn(&Delivery) -> bool| self.ledger.deliveries.iter().any(matches);
-        let calls = self.ledger.calls[..self.calls_seen]
+        let calls = self.ledger.calls[..self.calls_seen.min(self.recorded_calls)]
             .iter()
             .filter(|c| !delivered(&|d| matches!(d, Delivery::Reply { bridge_id, .. } if *bridge_id == c.bridge_id)))
             .cloned()
             .collect();
-        let timers = self.ledger.timers[..self.timers_seen]
+        let timers = self.ledger.timers[..self.timers_seen.min(self.recorded_timers)]
             .iter()
             .filter(|t| !delivered(&|d| matches!(d, Delivery::Timer { id, .. } if *id == t.id)))
             .cloned()
@@ -232,7 +239,7 @@ impl Journal {
 
     /// Whether every recorded call and timer has been issued again.
     pub fn caught_up(&self) -> bool {
-        self.calls_seen == self.ledger.calls.len() && self.timers_seen == self.ledger.timers.len()
+        self.calls_seen >= self.recorded_calls && self.timers_seen >= self.recorded_timers
     }
 
     /// Call `bridge_id` suspended itself with `payload`.

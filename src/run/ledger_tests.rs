@@ -113,6 +113,21 @@ fn calls_and_timers_still_out_at_the_record_are_undelivered() {
 }
 
 #[test]
+fn a_call_made_live_after_the_record_is_not_among_the_undelivered() {
+    let mut live = Journal::default();
+    live.issue_call(1, "r:1", "pay", "1", false).unwrap();
+    let mut journal = Journal::replay(live.ledger().clone(), 0.0);
+    journal.issue_call(1, "r:1", "pay", "1", false).unwrap();
+    assert_eq!(
+        journal.issue_call(2, "r:2", "lookup", "2", true),
+        Ok(Issued::Live)
+    );
+    let (calls, _) = journal.undelivered();
+    assert_eq!(calls.iter().map(|c| c.bridge_id).collect::<Vec<_>>(), [1]);
+    assert!(journal.caught_up());
+}
+
+#[test]
 fn an_external_call_takes_one_outcome_and_only_while_undelivered() {
     let mut journal = Journal::default();
     journal.issue_call(1, "r:1", "ask", "{}", false).unwrap();

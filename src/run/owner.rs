@@ -72,6 +72,8 @@ pub trait RunOwner<R>: RunContext {
     /// The run ended after `resolveCall` resolved these of its calls (sequence numbers),
     /// so a later resolve of one can still answer `already_resolved`.
     fn ended_with_resolved(&self, _run_id: &str, _resolved: std::collections::HashSet<u32>) {}
+    /// The run ended with nobody waiting for its result (cancelled, closed, expired).
+    fn ended_unanswered(&self, _run_id: &str) {}
 }
 
 /// Streams a trajectory event to `onEvent`, building it only when someone listens.

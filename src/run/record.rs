@@ -22,6 +22,10 @@ pub struct RunRecord {
     pub determinism: Determinism,
     pub limits: RecordedLimits,
     pub ledger: Ledger,
+    /// While a process runs a turn of the run: until when (Unix ms) it may, so another
+    /// process refuses to take the run over meanwhile. `None` while the run is parked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_until_ms: Option<f64>,
 }
 
 /// The limits that change what a program does or sees.

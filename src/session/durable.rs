@@ -5,6 +5,7 @@ use super::core::SessionCore;
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::run::cell::{Cell, CellSource, DurableStart};
 use crate::run::record::{RecordedLimits, RunRecord};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 impl SessionCore {
@@ -64,5 +65,60 @@ impl SessionCore {
             return Err(error);
         }
         Ok(())
+    }
+}
+
+/// The store version each durable run held in this process was last written or read at,
+/// by run id: any session of the run's scope continues from it. An entry leaves when its
+/// run ends here.
+static VERSIONS: parking_lot::Mutex<Option<HashMap<String, u64>>> = parking_lot::Mutex::new(None);
+
+/// The version run `run_id` was last written or read at here.
+pub fn version_of(run_id: &str) -> Option<u64> {
+    VERSIONS.lock().as_ref()?.get(run_id).copied()
+}
+
+/// Run `run_id` is at store version `version` (`None`: this process no longer follows it).
+pub fn set_version(run_id: &str, version: Option<u64>) {
+    let mut versions = VERSIONS.lock();
+    let map = versions.get_or_insert_with(HashMap::new);
+    match version {
+        Some(version) => {
+            map.insert(run_id.to_string(), version);
+        }
+        None => {
+            map.remove(run_id);
+        }
+    }
+}
+
+impl SessionCore {
+    /// The cell of run `run_id` in this process, if this session or a parked run of its
+    /// scope holds it.
+    pub fn local_cell(&self, run_id: &str) -> Option<Arc<Cell>> {
+        let own = self.cells.lock().get(run_id).cloned();
+        own.or_else(|| super::store::global().find(run_id, &self.scope))
+    }
+
+    /// Drops this process's copy of run `run_id`: another process moved it on, so the
+    /// copy is stale. Its calls still out are not cancelled (the run goes on elsewhere).
+    pub fn forget_stale(&self, run_id: &str) {
+        if let Some(cell) = self.local_cell(run_id) {
+            cell.finish(Err(CodeModeError::invalid_input(messages::RUN_MOVED)));
+        }
+        super::store::global().remove(run_id);
+        self.cells.lock().remove(run_id);
+        set_version(run_id, None);
+    }
+
+    /// The scope a record is sealed under: a record opens only for sessions of it.
+    pub fn scope_text(&self) -> String {
+        serde_json::json!([
+            self.scope.session_id,
+            self.scope.session_key,
+            self.scope.agent_id,
+            self.scope.agent_run_id
+        ])
+        .to_string()
     }
 }

@@ -4,7 +4,7 @@
 pub mod abort_watch;
 pub mod core;
 mod directory;
-mod durable;
+pub mod durable;
 pub mod ended_runs;
 pub mod headless;
 mod owner;

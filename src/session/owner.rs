@@ -69,4 +69,12 @@ impl RunOwner<Cell> for SessionCore {
     fn ended_with_resolved(&self, run_id: &str, resolved: std::collections::HashSet<u32>) {
         super::ended_runs::global().remember(run_id, &self.scope, resolved);
     }
+
+    fn ended_unanswered(&self, run_id: &str) {
+        // A durable run's record stays in its store (another process may resume it);
+        // this process just stops following it.
+        if self.durable {
+            super::durable::set_version(run_id, None);
+        }
+    }
 }

@@ -1,6 +1,5 @@
-// `durableRuns` (issue 39, docs/durable-runs.md): checked as the replay engine will read it,
-// then refused, because the run stores exist but the replay that would use them does not
-// yet; a session must never look durable when it is not.
+// `durableRuns` (docs/durable-runs.md): the option's checks. The store stays in JS (glue/
+// durable_runs.js); the keys go to Rust, which seals and opens records with them.
 (function durable(invalid) {
   "use strict";
   const KEYS = ["store", "keys", "ttlSeconds"];
@@ -8,6 +7,7 @@
   const KEY_BYTES = 32;
   const MAX_KEY_ID_BYTES = 64;
   const MAX_TTL_SECONDS = 31536000;
+  const DEFAULT_TTL_SECONDS = 86400;
   const encoder = new TextEncoder();
 
   function checkKeys(keys) {
@@ -25,8 +25,11 @@
     });
   }
 
-  return function refuseDurableRuns(value) {
-    if (value === undefined || value === null) return;
+  // `durableRuns` as a session reads it: null without it, else { store, ttlSeconds, keys }
+  // with each key's bytes as numbers for Rust, which seals and opens the records.
+  return function readDurableRuns(value, script) {
+    if (value === undefined || value === null) return null;
+    if (script === true) throw invalid("durableRuns is an option of CodeModeSession: runCodeModeScript runs one script to its end and parks nothing.");
     if (typeof value !== "object" || Array.isArray(value)) throw invalid("durableRuns must be an object: { store, keys, ttlSeconds? }.");
     for (const key of Object.keys(value)) {
       if (!KEYS.includes(key)) throw invalid("durableRuns." + key + " is not an option; valid options: " + KEYS.join(", ") + ".");
@@ -40,8 +43,7 @@
     if (ttl !== undefined && ttl !== null && !(Number.isInteger(ttl) && ttl >= 1 && ttl <= MAX_TTL_SECONDS)) {
       throw invalid("durableRuns.ttlSeconds must be an integer from 1 to " + MAX_TTL_SECONDS + ".");
     }
-    throw invalid(
-      "durableRuns is not available yet: this version ships the run stores (sqliteRunStore, codemode-native/stores/redis, codemode-native/stores/postgres) but not the replay that would make runs durable (docs/durable-runs.md)."
-    );
+    const keys = value.keys.map((entry) => ({ id: entry.id, key: Array.from(entry.key) }));
+    return { store, ttlSeconds: ttl === undefined || ttl === null ? DEFAULT_TTL_SECONDS : ttl, keys };
   };
 })

@@ -20,6 +20,12 @@
     // scheduler holds the event loop open (the wake-up function is weak, so an idle session
     // never does).
     const results = new Map();
+    // `durableRuns`: the store side (glue/durable_runs.js), once Rust installs its natives;
+    // and the waits whose store work is done, by run id (each a refusal or null), for the
+    // native wait that follows at once.
+    let durableOptions = null;
+    let durable = null;
+    const prepared = new Map();
 
     function settle(token, text, runId, status) {
       const entry = results.get(token);
@@ -36,7 +42,12 @@
       events.runStatus(runId, status);
       const result = JSON.parse(text);
       telemetry.settle(token, text, result, runId);
-      entry.resolve(result);
+      if (durable === null) {
+        entry.resolve(result);
+        return;
+      }
+      const run = typeof result.runId === "string" ? result.runId : runId || entry.runId;
+      entry.resolve(durable.settled(run, result));
     }
 
     // One letter from the mailbox (kinds: mailbox.rs, `Letter`); false once it is empty.
@@ -73,7 +84,7 @@
       // starts under the caller's active context.
       open(token, owner, kind, runId) {
         const promise = new Promise((resolve) => {
-          results.set(token, { resolve, owner, signal: null, listener: null, context: undefined, contextRun: undefined });
+          results.set(token, { resolve, owner, runId, signal: null, listener: null, context: undefined, contextRun: undefined });
           scheduler.hold(1);
         });
         telemetry.open(token, kind, runId);
@@ -83,6 +94,7 @@
         const normalized = options.normalizeOptions(input, script);
         external.setScript(script);
         calls.setPolicy(normalized.beforeToolCall);
+        durableOptions = normalized.durableRuns;
         events.setListener(normalized.onEvent);
         telemetry.configure(normalized.telemetry, normalized.sessionId);
         normalized.commit();
@@ -161,6 +173,42 @@
         if (entry === undefined || entry.context === undefined) return;
         entry.contextRun = runId;
         calls.setContext(runId, entry.context);
+      },
+      // `durableRuns`: Rust's natives for sealing and adopting records.
+      installDurable(natives) {
+        if (durableOptions === null || durableOptions === undefined) return;
+        durable = modules.durableRuns({ store: durableOptions.store, ttlSeconds: durableOptions.ttlSeconds, natives });
+        calls.setIntent(durable.intent);
+      },
+      // A durable session's wait: the store work first, then `owner.wait` again, which
+      // finds it done (`durablePrepared`).
+      durableWait(owner, input, options, runId) {
+        const go = (outcome) => {
+          const list = prepared.get(runId) || [];
+          list.push(outcome);
+          prepared.set(runId, list);
+          return owner.wait(input, options);
+        };
+        return durable.prepareWait(runId).then(
+          () => go(null),
+          (failure) => go({ code: typeof failure.code === "string" ? failure.code : "store_unavailable", message: failure.message })
+        );
+      },
+      // undefined: no store work done for this wait yet; null: done; { code, message }:
+      // refused, for the wait to answer as a failed result.
+      durablePrepared(runId) {
+        if (durable === null) return null;
+        const list = prepared.get(runId);
+        if (list === undefined) return undefined;
+        const outcome = list.shift();
+        if (list.length === 0) prepared.delete(runId);
+        return outcome;
+      },
+      durableCancelled(runId, version) {
+        if (durable !== null) durable.cancelled(runId, version);
+      },
+      durableResolve(read) {
+        return durable.resolve(read);
       },
       emit: events.emitJson,
       invoke: calls.invoke,

@@ -16,6 +16,9 @@
   // Calls in flight by call id: { controller, aborted, loan }.
   const controllers = new Map();
   let beforeToolCall = null;
+  // `durableRuns` (glue/durable_runs.js): resolves once a run's record, with the calls it
+  // has made, is in the store; a call that is not replaySafe waits for it.
+  let intentOf = null;
   // The `context` call option of the exec/wait each run is in, by run id (while it lasts).
   const contexts = new Map();
 
@@ -257,18 +260,29 @@
     // synchronous throw is still a failed call, never an exception out of invoke. A traced
     // call runs with its span active, so the tool's own spans nest under it.
     const start = () => (beforeToolCall === null ? definition.execute(JSON.parse(inputJson), ctx) : withPolicy(definition, toolName, callableName, inputJson, callId, ctx));
-    let result;
-    try {
-      result = span === null ? start() : telemetry.within(span, start);
-      if (result !== null && typeof result === "object" && typeof result.then === "function") {
-        Promise.resolve(result).then(succeed, fail);
+    const run = () => {
+      let result;
+      try {
+        result = span === null ? start() : telemetry.within(span, start);
+        if (result !== null && typeof result === "object" && typeof result.then === "function") {
+          Promise.resolve(result).then(succeed, fail);
+          return;
+        }
+      } catch (error) {
+        fail(error);
         return;
       }
-    } catch (error) {
-      fail(error);
+      succeed(result);
+    };
+    if (intentOf === null || definition.replaySafe === true) {
+      run();
       return;
     }
-    succeed(result);
+    // At most once across processes: the call runs only once the store has it.
+    intentOf(runId).then(
+      () => (call.aborted ? fail(abortReason()) : run()),
+      (failure) => fail(new Error("this call was not made: the run store could not record it first (" + errorText(failure) + ")."))
+    );
   }
 
   return {
@@ -297,6 +311,9 @@
     },
     clearContext(runId) {
       contexts.delete(runId);
+    },
+    setIntent(intent) {
+      intentOf = typeof intent === "function" ? intent : null;
     },
     setPolicy(hook) {
       beforeToolCall = typeof hook === "function" ? hook : null;

@@ -28,7 +28,7 @@
     error.code = "invalid_input";
     return error;
   }
-  const refuseDurableRuns = durable(invalid);
+  const readDurableRuns = durable(invalid);
 
   function isObject(value) {
     return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -281,7 +281,7 @@
     for (const key of NOT_YET) {
       if (options[key] !== undefined && options[key] !== null) throw invalid(key + " is not supported by this version of codemode-native yet.");
     }
-    refuseDurableRuns(options.durableRuns);
+    const durableRuns = readDurableRuns(options.durableRuns, script);
     if (options.limits !== undefined && options.limits !== null && (typeof options.limits !== "object" || Array.isArray(options.limits))) {
       throw invalid("limits must be an object.");
     }
@@ -318,10 +318,11 @@
         redaction: redactionAsText(options.redaction),
         tools: tools.specs,
         surfaces: surfaceSpecs,
+        durableRuns: durableRuns === null ? undefined : { keys: durableRuns.keys },
       },
       tools.specs
     );
-    return { text, beforeToolCall, onEvent, servers, telemetry, sessionId: options.sessionId, commit: tools.commit };
+    return { text, beforeToolCall, onEvent, servers, telemetry, durableRuns, sessionId: options.sessionId, commit: tools.commit };
   }
 
   // Tools added to a live session: their specs as JSON text; `commit()` registers them

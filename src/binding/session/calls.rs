@@ -149,7 +149,7 @@ impl CodeModeSession {
         let context = self.hold_context(env, &options, opened.token)?;
         // As `emit_running` does: the run id goes into the slot only for the events and
         // for binding the call's context and span.
-        let keep_run = self.emit.is_some() || context;
+        let keep_run = self.emit.is_some() || context || self.core.is_durable();
         let on_start: OnStart = Box::new(move |cell| {
             if keep_run {
                 let _ = run.set(cell.run_id.clone());

@@ -31,6 +31,10 @@ impl CodeModeSession {
         if let Some(message) = read.get_named_property::<Option<String>>("refused")? {
             return self.reject_invalid(env, &message);
         }
+        if self.core.is_durable() {
+            let resolve: Function<Object, Object> = glue_fn(&glue, "durableResolve")?;
+            return resolve.call(read);
+        }
         let run_id: String = read.get_named_property("runId")?;
         let call_id: String = read.get_named_property("callId")?;
         let ok: bool = read.get_named_property("ok")?;

@@ -146,6 +146,9 @@ impl Cell {
             self.owner.ended_with_resolved(&self.run_id, resolved);
         }
         self.owner.forget(&self.run_id);
+        if responder.is_none() {
+            self.owner.ended_unanswered(&self.run_id);
+        }
         // Before the answer, so that a caller who starts a cell on hearing it finds this
         // VM's sandbox process idle (at `maxSandboxProcesses` that decides whether it
         // starts). Retiring hands the heap to the reaper or the sandbox; it frees nothing here.

@@ -315,6 +315,7 @@ impl Cell {
             determinism: durable.determinism,
             limits: crate::run::record::RecordedLimits::of(self.owner.limits()),
             ledger: durable.journal.lock().ledger().clone(),
+            claimed_until_ms: None,
         })
     }
 

@@ -1,0 +1,184 @@
+// Durable runs' store side (docs/durable-runs.md): writes a run's record (sealed by Rust)
+// when it parks and before a call that is not replaySafe runs, claims it before a wait
+// runs a turn, adopts it from the store when this process does not hold it, and resolves
+// external calls inside a record. Operations on one run take turns; Rust keeps the
+// version each run was last written or read at, for every session of its scope.
+(function durableRuns(deps) {
+  "use strict";
+  const RUN_UNAVAILABLE = "code mode run is unavailable or expired.";
+  const RESOLVE_ATTEMPTS = 8;
+  const { store, ttlSeconds, natives } = deps;
+  // The tail of each run's operations, so they take turns.
+  const chains = new Map();
+  // A record write queued and not started, per run: intents join it.
+  const queuedWrites = new Map();
+
+  function error(code, message, cause) {
+    const e = new Error(message);
+    e.code = code;
+    if (cause !== undefined) e.cause = cause;
+    return e;
+  }
+
+  // A native's refusal ({ code, message }) as an error.
+  function refused(answer) {
+    return error(answer.code, answer.message);
+  }
+
+  // A store's failure keeps its documented code; anything else it throws is unavailability.
+  function fromStore(operation, failure) {
+    const code = failure && typeof failure.code === "string" ? failure.code : "store_unavailable";
+    const message = failure instanceof Error ? failure.message : String(failure);
+    if (["store_unavailable", "record_refused", "snapshot_limit_exceeded", "invalid_input"].includes(code)) return error(code, message, failure);
+    return error("store_unavailable", "run store failed to " + operation + ": " + message, failure);
+  }
+
+  async function call(operation, run) {
+    try {
+      return await run();
+    } catch (failure) {
+      throw fromStore(operation, failure);
+    }
+  }
+
+  // Runs `operation` after every earlier operation on run `runId` has settled.
+  function serial(runId, operation) {
+    const previous = chains.get(runId) || Promise.resolve();
+    const next = previous.then(operation, operation);
+    const tail = next.then(
+      () => {},
+      () => {}
+    );
+    chains.set(runId, tail);
+    tail.then(() => {
+      if (chains.get(runId) === tail) chains.delete(runId);
+    });
+    return next;
+  }
+
+  // Writes the run's record as held here now, one version past the one it was last
+  // written or read at; `running`: claimed for the turn under way. False if this process
+  // does not hold the run.
+  async function write(runId, running) {
+    const version = natives.versionOf(runId);
+    const sealed = natives.seal(runId, version === null ? 1 : version + 1, running);
+    if (sealed === null) return false;
+    if (!(sealed instanceof Uint8Array)) throw refused(sealed);
+    const answer = await call("put", () => store.put(runId, sealed, { expectVersion: version, ttlSeconds }));
+    if (answer === null || typeof answer !== "object" || answer.ok !== true) {
+      throw Object.assign(error("invalid_input", "code mode run was moved on by another gateway process since this one last held it; wait for it again to resume it from its record."), { moved: true });
+    }
+    natives.setVersion(runId, answer.version);
+    return true;
+  }
+
+  function persist(runId) {
+    return serial(runId, () => write(runId, false));
+  }
+
+  // The write a call that is not replaySafe waits for: its intent is in the store before
+  // it runs. Calls made together share one write.
+  function intent(runId) {
+    let queued = queuedWrites.get(runId);
+    if (queued === undefined) {
+      queued = serial(runId, () => {
+        queuedWrites.delete(runId);
+        return write(runId, true);
+      });
+      queuedWrites.set(runId, queued);
+    }
+    return queued;
+  }
+
+  // The run ended: its record goes (a failed delete leaves it to expire).
+  function finish(runId) {
+    return serial(runId, async () => {
+      const version = natives.versionOf(runId);
+      natives.setVersion(runId, null);
+      if (version === null) return;
+      try {
+        await store.delete(runId, version);
+      } catch (_) {
+        // Expires after ttlSeconds.
+      }
+    });
+  }
+
+  // Before a wait runs a turn: claim the run (a write past the version this process
+  // knows), or adopt it from the store when this process does not hold it or its copy is
+  // stale. Exactly one of two processes resuming one run gets past its claim.
+  function prepareWait(runId) {
+    return serial(runId, async () => {
+      if (natives.holds(runId)) {
+        if (natives.versionOf(runId) === null) return; // Still in its first exec: the wait answers.
+        try {
+          await write(runId, true);
+          return;
+        } catch (failure) {
+          if (failure.moved !== true) throw failure;
+          natives.forget(runId);
+        }
+      }
+      const record = await call("get", () => store.get(runId));
+      if (record === null || record === undefined) return; // Unknown here and there: the wait says so.
+      const adopted = natives.adopt(runId, record.bytes, record.version);
+      if (adopted !== null) throw refused(adopted);
+      try {
+        await write(runId, true);
+      } catch (failure) {
+        natives.forget(runId);
+        if (failure.moved === true) throw error("invalid_input", "code mode run is already being resumed by another gateway process.");
+        throw failure;
+      }
+    });
+  }
+
+  // resolveCall: in this process's copy (then written), else inside the stored record.
+  function resolve(read) {
+    const { runId, callId, ok, text } = read;
+    return serial(runId, async () => {
+      if (natives.holds(runId)) {
+        const answer = natives.resolveLocal(runId, callId, ok, text);
+        if (typeof answer !== "string") throw refused(answer);
+        if (answer === "resolved" && natives.versionOf(runId) !== null) await write(runId, false);
+        return answer;
+      }
+      for (let attempt = 0; attempt < RESOLVE_ATTEMPTS; attempt++) {
+        const record = await call("get", () => store.get(runId));
+        if (record === null || record === undefined) throw error("invalid_input", RUN_UNAVAILABLE);
+        const answer = natives.resolveRecord(runId, record.bytes, record.version, callId, ok, text);
+        if (typeof answer === "string") return answer;
+        if (!(answer instanceof Uint8Array)) throw refused(answer);
+        const put = await call("put", () => store.put(runId, answer, { expectVersion: record.version, ttlSeconds }));
+        if (put !== null && typeof put === "object" && put.ok === true) return "resolved";
+      }
+      throw error("store_unavailable", "run store kept changing under resolveCall: " + RESOLVE_ATTEMPTS + " attempts lost to other writers.");
+    });
+  }
+
+  // An exec/wait result on its way to the caller: a waiting run is in the store first
+  // (else the result is the failure and this process drops its copy); an ended run
+  // leaves the store.
+  function settled(runId, result) {
+    if (typeof runId !== "string" || runId === "") return Promise.resolve(result);
+    if (result !== null && typeof result === "object" && result.status === "waiting") {
+      return persist(runId).then(
+        () => result,
+        (failure) => {
+          natives.forget(runId);
+          return { status: "failed", error: failure.message, code: failure.code, telemetry: result.telemetry };
+        }
+      );
+    }
+    // A run still held here did not end (a second wait of it was refused, say).
+    if (natives.holds(runId)) return Promise.resolve(result);
+    return finish(runId).then(() => result);
+  }
+
+  // cancelRun dropped the run here: its record goes too, so no process resumes it.
+  function cancelled(runId, version) {
+    serial(runId, () => store.delete(runId, version)).catch(() => {});
+  }
+
+  return { intent, prepareWait, resolve, settled, cancelled };
+})
