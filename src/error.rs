@@ -119,6 +119,11 @@ impl std::error::Error for CodeModeError {}
 
 /// Exact messages (docs/contract.md); tests match them byte for byte.
 pub mod messages {
+    /// A durable run recorded more host interactions than its record may hold.
+    pub fn ledger_too_large(max: u64) -> String {
+        format!("code mode durable run recorded more than maxSnapshotBytes ({max}) of tool calls, results and timers; make fewer or smaller calls, and pass large values by reference (an id or a path) rather than by value.")
+    }
+
     /// A durable run's replay left its record: `why` names where.
     pub fn replay_divergence(why: &str) -> String {
         format!("code mode run cannot be resumed from its record: {why}. Its program, its tools or its limits changed since it was recorded; nothing was dispatched for it. Start a new run.")

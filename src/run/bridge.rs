@@ -287,14 +287,32 @@ impl CellBridge {
         let Some(journal) = &self.journal else {
             return Ok(false);
         };
-        let issued = journal.lock().issue_call(
+        let mut journal = journal.lock();
+        let issued = journal.issue_call(
             bridge_id,
             call_id,
             &tool.callable_name,
             input_json,
             tool.replay_safe,
         );
+        let bytes = journal.bytes();
+        drop(journal);
+        self.within_record(bytes)?;
         self.issued(issued)
+    }
+
+    /// A durable run's record stays within `maxSnapshotBytes`: past it, the call is
+    /// refused and the run fails (its ledger would grow outside the VM's memory limit).
+    fn within_record(&self, bytes: usize) -> Result<(), String> {
+        let max = self.context.limits().max_snapshot_bytes;
+        if bytes as u64 <= max {
+            return Ok(());
+        }
+        let message = messages::ledger_too_large(max);
+        self.book.lock().fatal.get_or_insert_with(|| {
+            CodeModeError::new(ErrorCode::SnapshotLimitExceeded, message.clone())
+        });
+        Err(message)
     }
 
     /// A divergence from the ledger fails the run; nothing is dispatched for it.
@@ -370,7 +388,9 @@ impl Bridge for CellBridge {
                 let mut journal = journal.lock();
                 let clock = journal.clock_ms();
                 let issued = journal.issue_timer(id, delay_ms, clock);
+                let bytes = journal.bytes();
                 drop(journal);
+                self.within_record(bytes)?;
                 self.issued(issued)?
             }
         };

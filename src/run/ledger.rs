@@ -90,6 +90,8 @@ pub struct Journal {
     /// have been lost with the process that wrote it.
     recorded_calls: usize,
     recorded_timers: usize,
+    /// About how many bytes the ledger holds: bounded by the run's `maxSnapshotBytes`.
+    bytes: usize,
     /// The logical clock the guest reads: the run's origin, then each delivery's.
     clock_ms: f64,
 }
@@ -98,7 +100,11 @@ impl Journal {
     /// A journal to replay `ledger` from its start (an empty one for a new run) for a
     /// run whose clock starts at `origin_ms`.
     pub fn replay(ledger: Ledger, origin_ms: f64) -> Journal {
+        let bytes = ledger.calls.iter().map(call_bytes).sum::<usize>()
+            + ledger.timers.len() * ENTRY_BYTES
+            + ledger.deliveries.iter().map(delivery_bytes).sum::<usize>();
         Journal {
+            bytes,
             recorded_calls: ledger.calls.len(),
             recorded_timers: ledger.timers.len(),
             ledger,
@@ -109,6 +115,11 @@ impl Journal {
 
     pub fn clock_ms(&self) -> f64 {
         self.clock_ms
+    }
+
+    /// About how many bytes the ledger holds.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     pub fn ledger(&self) -> &Ledger {
@@ -155,7 +166,7 @@ impl Journal {
                 "the run now makes a call ({callable}) where its record has none"
             ));
         }
-        self.ledger.calls.push(IssuedCall {
+        let call = IssuedCall {
             bridge_id,
             call_id: call_id.to_string(),
             callable: callable.to_string(),
@@ -163,7 +174,9 @@ impl Journal {
             replay_safe,
             external: None,
             outcome: None,
-        });
+        };
+        self.bytes += call_bytes(&call);
+        self.ledger.calls.push(call);
         self.calls_seen += 1;
         Ok(Issued::Live)
     }
@@ -184,6 +197,7 @@ impl Journal {
         if self.replaying() {
             return Err("the run now starts a timer where its record has none".to_string());
         }
+        self.bytes += ENTRY_BYTES;
         self.ledger.timers.push(IssuedTimer {
             id,
             delay_ms,
@@ -214,6 +228,7 @@ impl Journal {
             }
         }
         self.clock_ms = delivery.clock_ms();
+        self.bytes += delivery_bytes(&delivery);
         self.ledger.deliveries.push(delivery);
         self.applied = self.ledger.deliveries.len();
     }
@@ -280,6 +295,20 @@ impl Journal {
             .calls
             .iter_mut()
             .find(|call| call.bridge_id == bridge_id)
+    }
+}
+
+/// What an entry costs beyond its text: ids, flags, clock and serialisation.
+const ENTRY_BYTES: usize = 96;
+
+fn call_bytes(call: &IssuedCall) -> usize {
+    ENTRY_BYTES + call.call_id.len() + call.callable.len() + call.input.len()
+}
+
+fn delivery_bytes(delivery: &Delivery) -> usize {
+    match delivery {
+        Delivery::Reply { outcome, .. } => ENTRY_BYTES + outcome.payload.len(),
+        Delivery::Timer { .. } => ENTRY_BYTES,
     }
 }
 

@@ -242,7 +242,20 @@ impl Cell {
                 Event::Abort | Event::Deadline | Event::CallSuspended => None,
             };
             if let Some(delivery) = delivery {
-                durable.journal.lock().applied_live(delivery);
+                let bytes = {
+                    let mut journal = durable.journal.lock();
+                    journal.applied_live(delivery);
+                    journal.bytes()
+                };
+                let max = self.owner.limits().max_snapshot_bytes;
+                if bytes as u64 > max {
+                    self.book.lock().fatal.get_or_insert_with(|| {
+                        CodeModeError::new(
+                            ErrorCode::SnapshotLimitExceeded,
+                            messages::ledger_too_large(max),
+                        )
+                    });
+                }
                 if let Some(bridge) = self.bridge.get() {
                     bridge.admit();
                 }
