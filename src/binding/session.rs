@@ -2,6 +2,7 @@
 //! engine's `SessionCore`, and resolves promises with the engine's JSON results.
 
 mod calls;
+mod durable;
 mod resolve;
 
 pub(super) use calls::CallKind;
@@ -223,31 +224,8 @@ impl CodeModeSession {
         let read_input: Function<Unknown, Option<String>> = glue_fn(&glue, "readWaitInput")?;
         let run_id = read_input.call(input)?;
         if let Some(run) = run_id.as_deref().filter(|_| self.core.is_durable()) {
-            // The store's side goes first (claim, or adopt from the record), then this wait
-            // again, which finds it done.
-            match durable_prepared(&glue, run)? {
-                None => {
-                    let wait: Function<FnArgs<(Object, Unknown, Option<Unknown>, String)>, Object> =
-                        glue_fn(&glue, "durableWait")?;
-                    return wait.call(FnArgs::from((this.object, input, options, run.to_string())));
-                }
-                Some(Some(refused)) => {
-                    let kind = CallKind::Wait(run_id.clone());
-                    return self.start_call(
-                        env,
-                        this.object,
-                        options,
-                        kind,
-                        |core, _, responder, _| {
-                            responder(crate::run::result::early_failure(
-                                &refused,
-                                core.telemetry(),
-                            ));
-                            crate::session::pending_starts::CallStart::Answered
-                        },
-                    );
-                }
-                Some(None) => {}
+            if let Some(answered) = self.durable_wait(env, &this, input, &options, run)? {
+                return Ok(answered);
             }
         }
         let kind = CallKind::Wait(run_id.clone());
@@ -423,26 +401,4 @@ impl ObjectFinalize for CodeModeSession {
         }
         Ok(())
     }
-}
-
-/// `glue.durablePrepared(runId)`: `None` when the store work of this wait has not been
-/// done yet, else whether it refused the wait (with the error to answer).
-fn durable_prepared(
-    glue: &Object,
-    run_id: &str,
-) -> Result<Option<Option<crate::error::CodeModeError>>> {
-    let prepared: Function<String, Unknown> = glue_fn(glue, "durablePrepared")?;
-    let answer = prepared.call(run_id.to_string())?;
-    Ok(match answer.get_type()? {
-        ValueType::Undefined => None,
-        ValueType::Object => {
-            let refusal: Object = unsafe { answer.cast()? };
-            let code: String = refusal.get_named_property("code")?;
-            let message: String = refusal.get_named_property("message")?;
-            let code = crate::error::ErrorCode::parse(&code)
-                .unwrap_or(crate::error::ErrorCode::StoreUnavailable);
-            Some(Some(crate::error::CodeModeError::new(code, message)))
-        }
-        _ => Some(None),
-    })
 }

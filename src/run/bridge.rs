@@ -2,8 +2,9 @@
 //! and timers as in-flight slots free up, and answers catalog questions through the
 //! run's context.
 
+mod journal;
 use super::contracts::ToolContracts;
-use super::ledger::{Issued, Journal};
+use super::ledger::Journal;
 use super::nested_calls::{preview, NestedCall};
 use super::output::OutputEntry;
 use super::owner::{self, RunContext};
@@ -271,62 +272,6 @@ impl CellBridge {
             recorded,
         })?;
         Ok(bridge_id)
-    }
-}
-
-impl CellBridge {
-    /// A durable run's call, checked against or added to its journal: true when the
-    /// ledger already has it.
-    fn journal_call(
-        &self,
-        bridge_id: u32,
-        call_id: &str,
-        tool: &super::owner::ToolRef,
-        input_json: &str,
-    ) -> Result<bool, String> {
-        let Some(journal) = &self.journal else {
-            return Ok(false);
-        };
-        let mut journal = journal.lock();
-        let issued = journal.issue_call(
-            bridge_id,
-            call_id,
-            &tool.callable_name,
-            input_json,
-            tool.replay_safe,
-        );
-        let bytes = journal.bytes();
-        drop(journal);
-        self.within_record(bytes)?;
-        self.issued(issued)
-    }
-
-    /// A durable run's record stays within `maxSnapshotBytes`: past it, the call is
-    /// refused and the run fails (its ledger would grow outside the VM's memory limit).
-    fn within_record(&self, bytes: usize) -> Result<(), String> {
-        let max = self.context.limits().max_snapshot_bytes;
-        if bytes as u64 <= max {
-            return Ok(());
-        }
-        let message = messages::ledger_too_large(max);
-        self.book.lock().fatal.get_or_insert_with(|| {
-            CodeModeError::new(ErrorCode::SnapshotLimitExceeded, message.clone())
-        });
-        Err(message)
-    }
-
-    /// A divergence from the ledger fails the run; nothing is dispatched for it.
-    fn issued(&self, issued: Result<Issued, String>) -> Result<bool, String> {
-        match issued {
-            Ok(issued) => Ok(issued == Issued::Recorded),
-            Err(why) => {
-                let message = messages::replay_divergence(&why);
-                self.book.lock().fatal.get_or_insert_with(|| {
-                    CodeModeError::new(ErrorCode::ReplayDivergence, message.clone())
-                });
-                Err(message)
-            }
-        }
     }
 }
 

@@ -9,6 +9,7 @@ mod external;
 mod inbox;
 mod journal;
 mod placement;
+mod take_up;
 mod verdict;
 
 use super::bridge::CellBridge;

@@ -216,11 +216,23 @@ fn a_record_made_under_other_limits_is_refused() {
 fn a_ledger_past_max_snapshot_bytes_fails_the_run_instead_of_growing() {
     let _serial = serial();
     let limits = json!({ "timeoutMs": 60_000, "maxSnapshotBytes": 65_536 });
-    let (s, host) = durable_with(Isolation::Thread, "durable-ledger-cap", &["echo"], limits, Behaviour::Never);
-    let failed = exec(&s, "for (let i = 0; ; i++) await echo({ i, pad: 'x'.repeat(500) });");
+    let (s, host) = durable_with(
+        Isolation::Thread,
+        "durable-ledger-cap",
+        &["echo"],
+        limits,
+        Behaviour::Never,
+    );
+    let failed = exec(
+        &s,
+        "for (let i = 0; ; i++) await echo({ i, pad: 'x'.repeat(500) });",
+    );
     assert_eq!(failed["code"], "snapshot_limit_exceeded", "{failed}");
     let message = failed["error"].as_str().unwrap_or_default();
-    assert!(message.contains("recorded more than maxSnapshotBytes (65536)"), "{message}");
+    assert!(
+        message.contains("recorded more than maxSnapshotBytes (65536)"),
+        "{message}"
+    );
     assert!(host.calls().len() < 100, "stopped near the cap, not after");
     s.close();
 }

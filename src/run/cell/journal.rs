@@ -6,14 +6,12 @@
 use super::{Cell, Verdict};
 use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::vm::Determinism;
-use crate::run::ledger::{Delivery, IssuedCall, IssuedTimer, Journal, Ledger, Outcome};
-use crate::run::protocol::{Event, HostFailure, Reply};
-use crate::runtime::timer;
+use crate::run::ledger::{Delivery, Journal, Ledger, Outcome};
+use crate::run::protocol::{Event, HostFailure};
 use crate::sandbox::handle::VmHandle;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// What a durable cell starts from: its determinism and the ledger to replay (empty for
 /// a new run).
@@ -148,67 +146,6 @@ impl Cell {
         }
     }
 
-    /// The record is used up: every recorded call must have been made again, and what was
-    /// still out when it was written goes on live.
-    fn take_up(self: &Arc<Self>, durable: &Durable) {
-        let (calls, timers, caught_up) = {
-            let journal = durable.journal.lock();
-            let (calls, timers) = journal.undelivered();
-            (calls, timers, journal.caught_up())
-        };
-        if !caught_up {
-            self.diverge("the program made fewer calls or timers than its record has");
-            return;
-        }
-        for call in calls {
-            self.take_up_call(call);
-        }
-        for pending in timers {
-            self.take_up_timer(pending);
-        }
-    }
-
-    fn take_up_call(self: &Arc<Self>, call: IssuedCall) {
-        let host_call = self.book.lock().replayed.remove(&call.bridge_id);
-        if let Some(outcome) = call.outcome {
-            self.push(Event::HostReply {
-                bridge_id: call.bridge_id,
-                outcome: host_outcome(&outcome),
-            });
-        } else if let Some(payload) = call.external {
-            self.book.lock().suspend_call(call.bridge_id, payload);
-        } else if let (true, Some(host_call)) = (call.replay_safe, host_call) {
-            // Safe to run again: the same `callId` lets the tool see it is a repeat.
-            self.owner.count_call();
-            let cell: Arc<dyn crate::run::protocol::Inbox> = self.clone();
-            let reply = Reply::new(Arc::downgrade(&cell), call.bridge_id);
-            self.owner.host().call_tool(host_call, reply);
-        } else {
-            self.push(Event::HostReply {
-                bridge_id: call.bridge_id,
-                outcome: Err(HostFailure {
-                    message: EFFECT_UNKNOWN.to_string(),
-                    code: "tool_error",
-                }),
-            });
-        }
-    }
-
-    fn take_up_timer(self: &Arc<Self>, pending: IssuedTimer) {
-        let due_ms = pending.clock_ms + pending.delay_ms as f64 - unix_ms();
-        let wait = Duration::from_millis(due_ms.clamp(0.0, u32::MAX as f64) as u64);
-        let weak = Arc::downgrade(self);
-        let id = pending.id;
-        let key = timer::schedule(Instant::now() + wait, move || {
-            if let Some(cell) = weak.upgrade() {
-                cell.push(Event::Timer { id });
-            }
-        });
-        if let Some(slot) = self.book.lock().timers.get_mut(&id) {
-            *slot = Some(key);
-        }
-    }
-
     /// Applies the first host reply or timer fire waiting (the rest wait for their own
     /// drain) and appends it to the ledger with the clock the guest reads from then on.
     fn apply_one_live(&self, durable: &Durable, vm: &VmHandle) {
@@ -264,7 +201,7 @@ impl Cell {
         }
     }
 
-    fn diverge(&self, why: &str) {
+    pub(super) fn diverge(&self, why: &str) {
         self.book
             .lock()
             .fatal
@@ -294,7 +231,7 @@ fn ends_any_run(code: ErrorCode) -> bool {
 
 /// A recorded outcome as the host's: a failure's payload is the `{ message, code }` the
 /// guest was given.
-fn host_outcome(outcome: &Outcome) -> Result<String, HostFailure> {
+pub(super) fn host_outcome(outcome: &Outcome) -> Result<String, HostFailure> {
     if outcome.ok {
         return Ok(outcome.payload.clone());
     }
