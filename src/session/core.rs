@@ -394,8 +394,12 @@ impl SessionCore {
 
     /// A run settled or was dropped: it leaves the store and this session's list.
     pub fn forget(&self, run_id: &str) {
-        store::global().remove(run_id);
-        self.cells.lock().remove(run_id);
+        // Only this session's own cell leaves the store: after a close, a durable run may
+        // already be parked there again by another session that adopted it.
+        let mine = self.cells.lock().remove(run_id);
+        if let Some(cell) = mine {
+            store::global().remove_cell(&cell);
+        }
     }
 
     pub fn runs(&self) -> Vec<ParkedInfo> {

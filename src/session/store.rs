@@ -177,6 +177,21 @@ impl Store {
         entry.map(|e| e.cell.clone())
     }
 
+    /// Removes run `cell` if the store holds that very cell (not another under its id).
+    pub fn remove_cell(&self, cell: &Arc<Cell>) -> Option<Arc<Cell>> {
+        let mut runs = self.runs.lock();
+        let same = runs
+            .get(&cell.run_id)
+            .is_some_and(|entry| Arc::ptr_eq(&entry.cell, cell));
+        let entry = if same {
+            runs.remove(&cell.run_id)
+        } else {
+            None
+        };
+        drop(runs);
+        entry.map(|e| e.cell.clone())
+    }
+
     /// Removes the run if it is still parked from park `epoch` (TTL expiry).
     pub fn expire(&self, run_id: &str, epoch: u64) -> Option<Arc<Cell>> {
         let mut runs = self.runs.lock();
