@@ -44,5 +44,11 @@ impl Host for InstantHost {
 pub fn bind_null(vm: &Vm, limits: VmLimits) {
     let bridge = FakeBridge::with_catalog(&[]);
     let prelude = bridge.prelude_config();
-    let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(bridge), &prelude);
+    let _ = vm.bind(
+        limits,
+        Arc::new(Control::new()),
+        Arc::new(bridge),
+        &prelude,
+        None,
+    );
 }

@@ -384,7 +384,7 @@ impl Cell {
             self.set_linger();
         }
         let config = self.owner.prelude_config();
-        if let Err(error) = vm.bind(vm_limits, self.control.clone(), bridge, &config) {
+        if let Err(error) = vm.bind(vm_limits, self.control.clone(), bridge, &config, None) {
             return Err(match vm.lost() {
                 Some(why) => lost_error(why),
                 None => start_error(error, self.language),
