@@ -38,6 +38,7 @@ fn bound_vm(memory_bytes: usize, control: Arc<Control>) -> Vm {
         control,
         Arc::new(bridge),
         &prelude,
+        None,
     )
     .unwrap_or_else(|e| panic!("bind: {e:?}"));
     vm

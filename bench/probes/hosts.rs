@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use codemode_native::catalog::ToolSpec;
 use codemode_native::guest::control::Control;
-use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::guest::vm::{Determinism, Vm, VmLimits};
 use codemode_native::run::protocol::{Host, HostCall, Reply};
 use codemode_native::session::core::SessionCore;
 use serde_json::Value;
@@ -42,7 +42,18 @@ impl Host for InstantHost {
 /// Binds a blank VM to a bridge with an empty catalog that settles nothing (the probes
 /// measure the VM alone).
 pub fn bind_null(vm: &Vm, limits: VmLimits) {
+    bind_null_with(vm, limits, None);
+}
+
+/// `bind_null`, deterministic if `determinism` says so.
+pub fn bind_null_with(vm: &Vm, limits: VmLimits, determinism: Option<Determinism>) {
     let bridge = FakeBridge::with_catalog(&[]);
     let prelude = bridge.prelude_config();
-    let _ = vm.bind(limits, Arc::new(Control::new()), Arc::new(bridge), &prelude);
+    let _ = vm.bind(
+        limits,
+        Arc::new(Control::new()),
+        Arc::new(bridge),
+        &prelude,
+        determinism,
+    );
 }

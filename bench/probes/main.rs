@@ -10,12 +10,13 @@ mod timing;
 /// A probe's name on the command line and its body, which takes the remaining arguments.
 type Probe = (&'static str, fn(&[String]));
 
-const PROBES: [Probe; 7] = [
+const PROBES: [Probe; 8] = [
     ("trivial-cells", timing::trivial_cells),
     ("phases", timing::phases),
     ("nested-call", timing::nested_call_cost),
     ("record-previews", timing::record_previews),
     ("large-catalog", timing::large_catalog),
+    ("determinism", timing::determinism),
     ("leak", leak::vm_and_exec),
     ("mixed-leak", leak::mixed),
 ];

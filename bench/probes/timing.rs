@@ -1,17 +1,17 @@
 //! Timing probes: an exec round trip, the phases of a cell (VM, bind, prepare, start), the
-//! engine's cost per nested tool call, and building a large catalog.
+//! engine's cost per nested tool call, building a large catalog, and deterministic VMs.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codemode_native::catalog::{Catalog, Source, ToolSpec};
 use codemode_native::guest::control::Control;
-use codemode_native::guest::vm::{Vm, VmLimits};
+use codemode_native::guest::vm::{Determinism, Vm, VmLimits};
 use codemode_native::source::{prepare, Language};
 use serde_json::{json, Value};
 
 use crate::common;
-use crate::hosts::{bind_null, exec, session, InstantHost};
+use crate::hosts::{bind_null, bind_null_with, exec, session, InstantHost};
 
 fn micros_per(start: Instant, n: u32) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / f64::from(n)
@@ -189,4 +189,48 @@ pub fn large_catalog(args: &[String]) {
         t.elapsed(),
         m.to_string().len()
     );
+}
+
+/// A deterministic VM against a plain one: bind, and the guest's clock and random reads.
+pub fn determinism(_: &[String]) {
+    let n = 1000;
+    let limits = VmLimits {
+        memory_bytes: 64 << 20,
+        max_stack_bytes: 1 << 20,
+    };
+    let seeded = Determinism {
+        seed: 1,
+        origin_ms: 1.7e12,
+    };
+    let reads = 100_000;
+    let loop_of =
+        |read: &str| format!("let x = 0; for (let i = 0; i < {reads}; i++) x += {read}; return x");
+    for (label, determinism) in [("plain", None), ("deterministic", Some(seeded))] {
+        let mut bind = 0.0;
+        for _ in 0..n {
+            let Ok(vm) = Vm::blank() else { continue };
+            let t = Instant::now();
+            bind_null_with(&vm, limits, determinism);
+            bind += t.elapsed().as_secs_f64();
+        }
+        let vm = Vm::blank().ok().unwrap();
+        bind_null_with(&vm, limits, determinism);
+        let mut per_read = Vec::new();
+        for read in [
+            "Date.now()",
+            "new Date().getTime()",
+            "performance.now()",
+            "Math.random()",
+        ] {
+            let t = Instant::now();
+            let _ = vm.start(&loop_of(read), "user.js");
+            vm.drain_jobs(&Control::new());
+            per_read.push(format!("{read} {:.3} us", micros_per(t, reads)));
+        }
+        println!(
+            "{label}: bind {:.1} us; per read: {}",
+            bind * 1e6 / f64::from(n),
+            per_read.join(", ")
+        );
+    }
 }

@@ -2,6 +2,7 @@
 
 pub mod allocator;
 pub mod control;
+mod determinism;
 mod modules;
 pub mod natives;
 pub mod text;

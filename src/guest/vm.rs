@@ -4,18 +4,13 @@
 
 use super::allocator::{HeapMeter, MeteredAllocator};
 use super::control::Control;
+pub use super::determinism::Determinism;
+use super::determinism::{install as install_determinism, Logical};
 use super::modules::{bytecode, load_default, ModuleBytecode};
 use super::natives::{install_natives, Bridge, BridgeSlot};
 use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
 use std::sync::{Arc, OnceLock};
-
-/// A durable run's clock origin and random seed (the VM side lands separately).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Determinism {
-    pub seed: u64,
-    pub origin_ms: f64,
-}
 
 const PRELUDE: &str = include_str!("prelude.js");
 /// The prelude's internal surface (settle, fire timers, watch the top-level promise),
@@ -72,6 +67,8 @@ pub struct Vm {
     bridge: BridgeSlot,
     control: Arc<parking_lot::Mutex<Option<Arc<Control>>>>,
     meter: Arc<HeapMeter>,
+    /// The logical clock and PRNG of a VM bound with `Determinism`.
+    logical: OnceLock<Arc<Logical>>,
 }
 
 /// VMs alive in the process (blank, warm, running or parked): for leak checks.
@@ -128,20 +125,34 @@ impl Vm {
             bridge,
             control,
             meter,
+            logical: OnceLock::new(),
         })
     }
 
-    /// Binds a blank VM to its cell: limits, interrupt control, bridge and tool handles.
+    /// Binds a blank VM to its cell: limits, interrupt control, bridge and tool handles;
+    /// with `determinism`, the guest's clock and randomness become reproducible
+    /// (`determinism.rs`). A VM is bound once.
     pub fn bind(
         &self,
         limits: VmLimits,
         control: Arc<Control>,
         bridge: Arc<dyn Bridge>,
         config_json: &str,
+        determinism: Option<Determinism>,
     ) -> Result<(), StartError> {
+        check_determinism(determinism.as_ref())?;
+        let logical = determinism.and_then(Logical::new).map(Arc::new);
         self.runtime.set_max_stack_size(limits.max_stack_bytes);
         *self.control.lock() = Some(control);
         *self.bridge.lock() = Some(bridge);
+        if let Some(logical) = logical {
+            self.context
+                .with(|ctx| install_determinism(&ctx, &logical))
+                .map_err(|e| {
+                    StartError::Runtime(format!("determinism could not be set up: {e}"))
+                })?;
+            let _ = self.logical.set(logical);
+        }
         let installed = self.context.with(|ctx| -> rquickjs::Result<()> {
             let config: Value = ctx.json_parse(config_json)?;
             let _: Value = call_internal(&ctx, "installTools", (config,))?;
@@ -153,6 +164,14 @@ impl Vm {
         self.meter.reset_peak();
         installed
             .map_err(|e| StartError::Runtime(format!("tool handles could not be installed: {e}")))
+    }
+
+    /// Moves the logical clock to `ms` (epoch milliseconds) for what the guest runs next;
+    /// ignored by a VM bound without determinism, and for a value that is not finite.
+    pub fn set_clock(&self, ms: f64) {
+        if let Some(logical) = self.logical.get() {
+            logical.set_clock(ms);
+        }
     }
 
     /// Compiles the user source as the body of an async function and starts it. The
@@ -257,6 +276,16 @@ impl Vm {
     /// The most this VM's heap held since it was bound to its cell.
     pub fn peak_heap_bytes(&self) -> u64 {
         self.meter.peak() as u64
+    }
+}
+
+/// Refuses a `Determinism` whose clock origin is not a finite time.
+pub fn check_determinism(determinism: Option<&Determinism>) -> Result<(), StartError> {
+    match determinism {
+        Some(determinism) if !determinism.origin_ms.is_finite() => Err(StartError::Runtime(
+            "the determinism origin is not a finite time".into(),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -411,7 +411,14 @@ impl Cell {
             self.set_linger();
         }
         let config = self.owner.prelude_config();
-        if let Err(error) = vm.bind(vm_limits, self.control.clone(), bridge, &config) {
+        let determinism = self.durable.as_ref().map(|durable| durable.determinism);
+        if let Err(error) = vm.bind(
+            vm_limits,
+            self.control.clone(),
+            bridge,
+            &config,
+            determinism,
+        ) {
             return Err(match vm.lost() {
                 Some(why) => lost_error(why),
                 None => start_error(error, self.language),

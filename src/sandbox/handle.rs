@@ -4,7 +4,7 @@
 use super::remote::RemoteVm;
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
-use crate::guest::vm::{StartError, Vm, VmLimits};
+use crate::guest::vm::{Determinism, StartError, Vm, VmLimits};
 use crate::source::prepare::Prepared;
 use crate::source::typescript::PositionMap;
 use crate::source::Language;
@@ -16,16 +16,27 @@ pub enum VmHandle {
 }
 
 impl VmHandle {
+    /// Binds the VM to its cell; `determinism` makes its clock and randomness reproducible.
     pub fn bind(
         &self,
         limits: VmLimits,
         control: Arc<Control>,
         bridge: Arc<dyn Bridge>,
         config_json: &str,
+        determinism: Option<Determinism>,
     ) -> Result<(), StartError> {
         match self {
-            VmHandle::Thread(vm) => vm.bind(limits, control, bridge, config_json),
-            VmHandle::Process(vm) => vm.bind(limits, control, bridge, config_json),
+            VmHandle::Thread(vm) => vm.bind(limits, control, bridge, config_json, determinism),
+            VmHandle::Process(vm) => vm.bind(limits, control, bridge, config_json, determinism),
+        }
+    }
+
+    /// Moves a deterministic VM's logical clock to `ms` (epoch milliseconds) for what its
+    /// guest runs next; a sandboxed VM takes it with its next command's steps.
+    pub fn set_clock(&self, ms: f64) {
+        match self {
+            VmHandle::Thread(vm) => vm.set_clock(ms),
+            VmHandle::Process(vm) => vm.set_clock(ms),
         }
     }
 
@@ -58,9 +69,6 @@ impl VmHandle {
             VmHandle::Process(vm) => vm.settle(id, ok, payload),
         }
     }
-
-    /// Sets the logical clock a deterministic VM reads (the VM side lands separately).
-    pub fn set_clock(&self, _ms: f64) {}
 
     pub fn fire_timer(&self, id: u32) {
         match self {

@@ -10,7 +10,7 @@ use super::serve::serve;
 use super::wire::{BridgeRequest, Clock, Done, Figures, FromChild, StartFailure, Step, ToChild};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
-use crate::guest::vm::{StartError, VmLimits};
+use crate::guest::vm::{check_determinism, Determinism, StartError, VmLimits};
 use crate::source::typescript::PositionMap;
 use crate::source::Language;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
+mod clock;
 mod direct;
 
 /// Steps a VM may have waiting for its next command (refused calls, host replies, timer
@@ -42,6 +43,8 @@ pub struct RemoteVm {
     /// The VM's state after the last command.
     last: Mutex<Figures>,
     lost: OnceLock<String>,
+    /// Bound with `Determinism`: only then is a clock change queued.
+    deterministic: AtomicBool,
 }
 
 /// What the VM's turns and the thread serving its bridge calls (its hub's) share.
@@ -102,6 +105,7 @@ impl RemoteVm {
             control: OnceLock::new(),
             last: Mutex::new(Figures::default()),
             lost: OnceLock::new(),
+            deterministic: AtomicBool::new(false),
         }
     }
 
@@ -126,7 +130,11 @@ impl RemoteVm {
         control: Arc<Control>,
         bridge: Arc<dyn Bridge>,
         config_json: &str,
+        determinism: Option<Determinism>,
     ) -> Result<(), StartError> {
+        check_determinism(determinism.as_ref())?;
+        self.deterministic
+            .store(determinism.is_some(), Ordering::SeqCst);
         let _ = self.link.bridge.set(bridge);
         let link = Arc::downgrade(&self.link);
         control.on_abort(Box::new(move || {
@@ -149,8 +157,17 @@ impl RemoteVm {
             max_stack_bytes: limits.max_stack_bytes,
             config_json: config_json.to_owned(),
             max_frame_bytes: self.process.max_frame_bytes(),
+            determinism,
         });
         Ok(())
+    }
+
+    /// Moves a deterministic VM's clock for the steps queued after this; it goes with the
+    /// next command, which a clock change alone does not send.
+    pub fn set_clock(&self, ms: f64) {
+        if self.deterministic.load(Ordering::SeqCst) {
+            clock::queue(&mut self.link.pending.lock(), ms);
+        }
     }
 
     /// Binds (if not yet), runs the front-end on `code`, starts the JavaScript and runs
@@ -195,10 +212,11 @@ impl RemoteVm {
         self.link.pending.lock().push(Step::FireTimer { id });
     }
 
-    /// Runs what is pending and then the jobs; nothing pending (no steps here, no replies
-    /// waiting in the sandbox) means no jobs either (the last command drained them).
+    /// Runs what is pending and then the jobs; nothing pending (no steps here but clock
+    /// changes, no replies waiting in the sandbox) means no jobs either (the last command
+    /// drained them).
     pub fn drain_jobs(&self) {
-        if !self.link.pending.lock().is_empty() || self.unapplied() {
+        if clock::needs_command(&self.link.pending.lock()) || self.unapplied() {
             self.run([Step::DrainJobs]);
         }
     }
@@ -210,7 +228,7 @@ impl RemoteVm {
 
     pub fn first_unhandled_rejection(&self) -> Option<String> {
         let flagged = self.last.lock().has_unhandled;
-        if !flagged && self.link.pending.lock().is_empty() {
+        if !flagged && !clock::needs_command(&self.link.pending.lock()) {
             return None;
         }
         self.run([Step::FirstUnhandled])?.first_unhandled

@@ -1,11 +1,13 @@
 //! The messages between the addon and a sandbox process, and their framing: a u32
 //! little-endian length, then that many bytes of JSON. Every message names its VM.
 
-use crate::guest::vm::StartError;
+use crate::guest::vm::{Determinism, StartError};
 use crate::source::typescript::PositionMap;
 use crate::source::Language;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
+
+mod exact;
 
 /// The sandbox's exit status after a cell's parse ran over its memory budget.
 pub const EXIT_PARSE_OVERRUN: i32 = 75;
@@ -60,6 +62,9 @@ pub enum Step {
         config_json: String,
         /// The largest frame the addon accepts from this process.
         max_frame_bytes: usize,
+        /// Binds a deterministic VM (docs/durable-runs.md).
+        #[serde(default, with = "exact::determinism")]
+        determinism: Option<Determinism>,
     },
     /// Runs the source front-end on the cell's code and starts the JavaScript it gives:
     /// the parse of hostile source happens here, where the watchdog can end it.
@@ -83,6 +88,12 @@ pub enum Step {
     },
     DrainJobs,
     FirstUnhandled,
+    /// Moves a deterministic VM's logical clock (epoch ms) for the steps after it. Queued
+    /// with them, never a frame of its own; not finite leaves the clock as it is.
+    SetClock {
+        #[serde(with = "exact::ms")]
+        ms: f64,
+    },
 }
 
 /// Sandbox → addon.

@@ -5,6 +5,7 @@
 
 pub mod bridge;
 pub mod hosts;
+pub mod recorded;
 pub mod settle;
 
 use codemode_native::catalog::{Source, ToolSpec};

@@ -236,3 +236,55 @@ fn a_ledger_past_max_snapshot_bytes_fails_the_run_instead_of_growing() {
     assert!(host.calls().len() < 100, "stopped near the cap, not after");
     s.close();
 }
+
+#[test]
+fn a_replay_reads_the_clock_and_random_numbers_the_run_read() {
+    let _serial = serial();
+    for mode in MODES {
+        let id = format!("durable-determinism-{mode:?}");
+        let (a, a_host) = durable(mode, &id, &["echo", "ask"]);
+        let code = r#"
+            const t0 = Date.now(), r0 = Math.random(), p0 = performance.now();
+            await echo({});
+            const t1 = new Date().getTime(), r1 = Math.random();
+            await new Promise((done) => setTimeout(done, 5));
+            const t2 = Date.now();
+            const seen = { t0, r0, p0, t1, r1, t2 };
+            await ask(seen);
+            return seen;
+        "#;
+        let parked = exec(&a, code);
+        assert_eq!(parked["status"], "waiting", "{parked}");
+        // What the run read, as it passed it to `ask`.
+        let asked = a_host
+            .calls()
+            .iter()
+            .find(|c| c.tool_name == "ask")
+            .map(|c| c.input_json.clone());
+        let seen: Value = serde_json::from_str(&asked.unwrap_or_default()).unwrap_or(Value::Null);
+        assert!(seen["t1"].as_f64() >= seen["t0"].as_f64(), "{seen}");
+        let run = run_id(&parked);
+        let ask_id = parked["pendingToolCalls"][0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let mut record = record_and_close(&a, &run);
+        let yes = Outcome {
+            ok: true,
+            payload: "1".into(),
+        };
+        assert_eq!(
+            record.resolve_external(&ask_id, yes),
+            Ok(Resolution::Resolved)
+        );
+        let (b, _) = durable(mode, &id, &["echo", "ask"]);
+        b.adopt(&run, record).unwrap();
+        let done = wait(&b, &run);
+        assert_eq!(done["status"], "completed", "{mode:?}: {done}");
+        assert_eq!(
+            done["value"], seen,
+            "{mode:?}: the replay saw what the run saw"
+        );
+        b.close();
+    }
+}

@@ -221,6 +221,7 @@ impl Guest {
             max_stack_bytes,
             config_json,
             max_frame_bytes,
+            determinism,
         } = step
         {
             self.max_frame
@@ -229,10 +230,17 @@ impl Guest {
                 memory_bytes,
                 max_stack_bytes,
             };
-            let bound = self.bind(slot, limits, &config_json, out, spare);
+            let bound = self.bind(slot, limits, &config_json, determinism, out, spare);
             let ok = bound.is_ok();
             done.started = Some(bound);
             return ok;
+        }
+        if let Step::SetClock { ms } = step {
+            // Without a VM there is no clock to move (a bind that failed ended the command).
+            if let Some(vm) = slot.as_ref() {
+                vm.set_clock(ms);
+            }
+            return true;
         }
         let Some(vm) = slot.as_ref() else {
             done.started = Some(Err(StartFailure::Runtime(
@@ -242,7 +250,7 @@ impl Guest {
         };
         self.outstanding.answered(&step);
         match step {
-            Step::Bind { .. } => {}
+            Step::Bind { .. } | Step::SetClock { .. } => {}
             Step::Start { code, language } => {
                 let started = match crate::source::prepare(&code, language) {
                     Ok(prepared) => {
@@ -270,6 +278,7 @@ impl Guest {
         slot: &mut Option<Vm>,
         limits: VmLimits,
         config_json: &str,
+        determinism: Option<crate::guest::vm::Determinism>,
         out: &Out,
         spare: &Spares,
     ) -> Result<(), StartFailure> {
@@ -281,8 +290,14 @@ impl Guest {
             self.max_frame.load(std::sync::atomic::Ordering::SeqCst),
             self.outstanding.clone(),
         ));
-        vm.bind(limits, self.control.clone(), bridge, config_json)
-            .map_err(StartFailure::from)?;
+        vm.bind(
+            limits,
+            self.control.clone(),
+            bridge,
+            config_json,
+            determinism,
+        )
+        .map_err(StartFailure::from)?;
         *slot = Some(vm);
         Ok(())
     }

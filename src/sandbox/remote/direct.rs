@@ -82,7 +82,7 @@ impl DirectLink {
     /// Answers host call `id` (the run's bridge id) in the open command, with what
     /// `answer` makes of it (`None`: nothing to send), made under the command's lock so
     /// its `Done` cannot be read meanwhile. `None` (and `answer` not called) when no
-    /// command is out; `Some(false)` when the answer waits for the next command (the
+    /// command is out or a clock change waits for the next; `Some(false)` when the answer waits for the next command (the
     /// process is going), which the caller must see runs.
     pub fn settle_with(
         &self,
@@ -90,7 +90,8 @@ impl DirectLink {
         answer: impl FnOnce() -> Option<(bool, String)>,
     ) -> Option<bool> {
         let mut turn = self.0.turn.lock();
-        if !turn.open {
+        // A reply never overtakes a clock change queued before it: the turn delivers it.
+        if !turn.open || super::clock::waits(&self.0.pending.lock()) {
             return None;
         }
         let Some((ok, payload)) = answer() else {

@@ -95,6 +95,7 @@ pub(super) fn run_cell(cell: &str, first_reply: &str) -> Run {
         control.clone(),
         recorder.clone(),
         r#"{"tools":["echo"]}"#,
+        None,
     );
     assert!(bound.is_ok(), "bind failed");
     let started = vm.start(cell, USER_FILE_JS);
