@@ -105,6 +105,57 @@ fn bare_phases(n: u32) {
     );
 }
 
+const PRELUDE: &str = include_str!("../../src/guest/prelude.js");
+
+/// The prelude's share of a VM apart: reading its bytecode, evaluating the module, running
+/// its factory (the runtime's own `Vm::blank` does these three in one).
+fn prelude_parts(n: u32) {
+    use rquickjs::module::WriteOptions;
+    use rquickjs::{Module, Object};
+    let rt = rquickjs::Runtime::new().unwrap();
+    let ctx = rquickjs::Context::full(&rt).unwrap();
+    let bytes: Vec<u8> = ctx.with(|ctx| {
+        let module =
+            Module::declare(ctx.clone(), "prelude", format!("export default {PRELUDE}")).unwrap();
+        module
+            .write(WriteOptions {
+                strip_source: true,
+                strip_debug: true,
+                ..WriteOptions::default()
+            })
+            .unwrap()
+    });
+    let (mut read, mut eval, mut run) = (0.0, 0.0, 0.0);
+    for _ in 0..n {
+        let rt =
+            rquickjs::Runtime::new_with_alloc(MeteredAllocator::new(HeapMeter::new())).unwrap();
+        let context = rquickjs::Context::full(&rt).unwrap();
+        context.with(|ctx| {
+            let natives = install_natives(&ctx, BridgeSlot::default()).unwrap();
+            let t = Instant::now();
+            // SAFETY: the bytes were written by `Module::write` of this QuickJS build, above.
+            let module = unsafe { Module::load(ctx.clone(), &bytes) }.unwrap();
+            read += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let (module, promise) = module.eval().unwrap();
+            promise.finish::<rquickjs::Value>().unwrap();
+            let factory: rquickjs::Function = module.get("default").unwrap();
+            eval += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let _: Object = factory.call((natives,)).unwrap();
+            run += t.elapsed().as_secs_f64();
+        });
+    }
+    let us = |total: f64| total * 1e6 / f64::from(n);
+    println!(
+        "prelude ({} bytes of bytecode): read {:.1} us, evaluate the module {:.1} us, run the factory {:.1} us",
+        bytes.len(),
+        us(read),
+        us(eval),
+        us(run)
+    );
+}
+
 /// Each phase of a cell apart: blank VM, bind, free, prepare, start + drain.
 pub fn phases(_: &[String]) {
     let n = 1000;
@@ -119,6 +170,7 @@ pub fn phases(_: &[String]) {
         micros_per(t, n)
     );
     bare_phases(n);
+    prelude_parts(n);
     // One VM at a time, as the engine does: memory is reused, not touched anew.
     let (mut blank, mut bind, mut free) = (0.0, 0.0, 0.0);
     for _ in 0..n {
