@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codemode_native::catalog::{Catalog, Source, ToolSpec};
+use codemode_native::guest::allocator::{HeapMeter, MeteredAllocator};
 use codemode_native::guest::control::Control;
+use codemode_native::guest::natives::{install_natives, BridgeSlot};
 use codemode_native::guest::vm::{Determinism, Vm, VmLimits};
 use codemode_native::source::{prepare, Language};
 use serde_json::{json, Value};
@@ -43,6 +45,117 @@ pub fn trivial_cells(_: &[String]) {
     println!("runtime+context: {:.1} us", micros_per(start, n));
 }
 
+/// A bare runtime and full context made and freed apart, and a context made and freed on a
+/// kept runtime (what reusing a runtime across cells could save at most).
+fn bare_phases(n: u32) {
+    let (mut runtime, mut context, mut free) = (0.0, 0.0, 0.0);
+    for _ in 0..n {
+        let t = Instant::now();
+        let rt = rquickjs::Runtime::new().unwrap();
+        runtime += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        context += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        drop(ctx);
+        drop(rt);
+        free += t.elapsed().as_secs_f64();
+    }
+    let us = |total: f64| total * 1e6 / f64::from(n);
+    println!(
+        "bare: runtime {:.1} us, full context {:.1} us, free both {:.1} us",
+        us(runtime),
+        us(context),
+        us(free)
+    );
+    // As `Vm::blank` makes them, without the prelude: the difference is the prelude's share.
+    let (mut made, mut free) = (0.0, 0.0);
+    for _ in 0..n {
+        let t = Instant::now();
+        let meter = HeapMeter::new();
+        let rt = rquickjs::Runtime::new_with_alloc(MeteredAllocator::new(meter)).unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        ctx.with(|ctx| drop(install_natives(&ctx, BridgeSlot::default())));
+        made += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        drop(ctx);
+        drop(rt);
+        free += t.elapsed().as_secs_f64();
+    }
+    println!(
+        "metered runtime, full context and natives, no prelude: {:.1} us, free {:.1} us",
+        us(made),
+        us(free)
+    );
+    let rt = rquickjs::Runtime::new().unwrap();
+    let (mut context, mut free) = (0.0, 0.0);
+    for _ in 0..n {
+        let t = Instant::now();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        context += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        drop(ctx);
+        rt.run_gc();
+        free += t.elapsed().as_secs_f64();
+    }
+    println!(
+        "kept runtime: full context {:.1} us, free it + gc {:.1} us",
+        us(context),
+        us(free)
+    );
+}
+
+const PRELUDE: &str = include_str!("../../src/guest/prelude.js");
+
+/// The prelude's share of a VM apart: reading its bytecode, evaluating the module, running
+/// its factory (the runtime's own `Vm::blank` does these three in one).
+fn prelude_parts(n: u32) {
+    use rquickjs::module::WriteOptions;
+    use rquickjs::{Module, Object};
+    let rt = rquickjs::Runtime::new().unwrap();
+    let ctx = rquickjs::Context::full(&rt).unwrap();
+    let bytes: Vec<u8> = ctx.with(|ctx| {
+        let module =
+            Module::declare(ctx.clone(), "prelude", format!("export default {PRELUDE}")).unwrap();
+        module
+            .write(WriteOptions {
+                strip_source: true,
+                strip_debug: true,
+                ..WriteOptions::default()
+            })
+            .unwrap()
+    });
+    let (mut read, mut eval, mut run) = (0.0, 0.0, 0.0);
+    for _ in 0..n {
+        let rt =
+            rquickjs::Runtime::new_with_alloc(MeteredAllocator::new(HeapMeter::new())).unwrap();
+        let context = rquickjs::Context::full(&rt).unwrap();
+        context.with(|ctx| {
+            let natives = install_natives(&ctx, BridgeSlot::default()).unwrap();
+            let t = Instant::now();
+            // SAFETY: the bytes were written by `Module::write` of this QuickJS build, above.
+            let module = unsafe { Module::load(ctx.clone(), &bytes) }.unwrap();
+            read += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let (module, promise) = module.eval().unwrap();
+            promise.finish::<rquickjs::Value>().unwrap();
+            let factory: rquickjs::Function = module.get("default").unwrap();
+            eval += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let _: Object = factory.call((natives,)).unwrap();
+            run += t.elapsed().as_secs_f64();
+        });
+    }
+    let us = |total: f64| total * 1e6 / f64::from(n);
+    println!(
+        "prelude ({} bytes of bytecode): read {:.1} us, evaluate the module {:.1} us, run the factory {:.1} us",
+        bytes.len(),
+        us(read),
+        us(eval),
+        us(run)
+    );
+}
+
 /// Each phase of a cell apart: blank VM, bind, free, prepare, start + drain.
 pub fn phases(_: &[String]) {
     let n = 1000;
@@ -56,6 +169,8 @@ pub fn phases(_: &[String]) {
         "bare runtime + full context, new and free: {:.1} us",
         micros_per(t, n)
     );
+    bare_phases(n);
+    prelude_parts(n);
     // One VM at a time, as the engine does: memory is reused, not touched anew.
     let (mut blank, mut bind, mut free) = (0.0, 0.0, 0.0);
     for _ in 0..n {
@@ -82,7 +197,17 @@ pub fn phases(_: &[String]) {
     }
     println!("prepare: {:.1} us", micros_per(t, n));
     let vm = Vm::blank().ok().unwrap();
+    let blank_bytes = vm.heap_bytes();
     bind_null(&vm, limits);
+    let bound_bytes = vm.heap_bytes();
+    let _ = vm.start("return 1 + 1", "user.js");
+    vm.drain_jobs(&Control::new());
+    println!(
+        "heap: blank {} KiB, bound {} KiB, after a trivial cell {} KiB",
+        blank_bytes >> 10,
+        bound_bytes >> 10,
+        vm.heap_bytes() >> 10
+    );
     let t = Instant::now();
     for _ in 0..n {
         let _ = vm.start("return 1 + 1", "user.js");
