@@ -432,9 +432,11 @@ impl SessionCore {
         for cell in cells {
             // Abort first, then look: a turn parking the cell either sees the abort and
             // finishes it, or stopped running before the abort, and the cell is dropped here.
+            // A run a wait is resuming leaves the store now: its cell is no longer this
+            // session's by the time its turn ends.
             cell.push(Event::Abort);
+            store::global().remove_cell(&cell);
             if !cell.is_running() {
-                store::global().remove(&cell.run_id);
                 cell.finish(Err(CodeModeError::aborted()));
             }
         }
