@@ -5,7 +5,6 @@
 use super::glue::glue_fn;
 use crate::error::{CodeModeError, ErrorCode};
 use crate::run::ledger::Outcome;
-use crate::run::protocol::HostFailure;
 use crate::run::record::RunRecord;
 use crate::session::core::SessionCore;
 use crate::session::durable::{set_version, version_of};
@@ -236,14 +235,7 @@ pub(super) fn install(
             let call_id: String = ctx.get(1)?;
             let ok: bool = ctx.get(2)?;
             let text: String = ctx.get(3)?;
-            let outcome = if ok {
-                Ok(text)
-            } else {
-                Err(HostFailure {
-                    message: text,
-                    code: "tool_error",
-                })
-            };
+            let outcome = crate::run::state::external::resolved_outcome(ok, text);
             let answered = n
                 .core()
                 .and_then(|core| core.resolve_call(&run_id, &call_id, outcome));

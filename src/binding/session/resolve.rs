@@ -5,7 +5,6 @@
 use super::super::glue::glue_fn;
 use super::CodeModeSession;
 use crate::error::messages;
-use crate::run::protocol::HostFailure;
 use napi::bindgen_prelude::*;
 use napi::JsDeferred;
 use napi_derive::napi;
@@ -39,14 +38,7 @@ impl CodeModeSession {
         let call_id: String = read.get_named_property("callId")?;
         let ok: bool = read.get_named_property("ok")?;
         let text: String = read.get_named_property("text")?;
-        let outcome = if ok {
-            Ok(text)
-        } else {
-            Err(HostFailure {
-                message: text,
-                code: "tool_error",
-            })
-        };
+        let outcome = crate::run::state::external::resolved_outcome(ok, text);
         match self.core.resolve_call(&run_id, &call_id, outcome) {
             Ok(resolution) => {
                 let (deferred, promise): (JsDeferred<String, _>, Object) = env.create_deferred()?;

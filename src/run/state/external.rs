@@ -16,6 +16,21 @@ pub struct ExternalCalls {
     resolved: HashSet<u32>,
 }
 
+/// A `resolveCall` outcome as the run takes it: the value's JSON, or an `error` whose
+/// message reaches the guest as a failed tool's does.
+pub fn resolved_outcome(
+    ok: bool,
+    text: String,
+) -> Result<String, crate::run::protocol::HostFailure> {
+    if ok {
+        return Ok(text);
+    }
+    Err(crate::run::protocol::HostFailure {
+        message: text,
+        code: "tool_error",
+    })
+}
+
 /// What `resolveCall` answers when it is not refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resolution {
