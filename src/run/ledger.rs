@@ -9,19 +9,24 @@ use serde_json::Value;
 /// A host call the guest issued.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IssuedCall {
+    #[serde(rename = "b")]
     pub bridge_id: u32,
     /// `ToolCallContext.callId`, for `resolveCall` on a record.
+    #[serde(rename = "id")]
     pub call_id: String,
     /// The guest's name for the tool.
+    #[serde(rename = "t")]
     pub callable: String,
     /// The guest's input as JSON (compared as a value: key order does not matter).
+    #[serde(rename = "i")]
     pub input: String,
+    #[serde(rename = "s", default, skip_serializing_if = "is_false")]
     pub replay_safe: bool,
     /// Set when the call suspended itself (`ctx.suspend`), with its payload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "x", default, skip_serializing_if = "Option::is_none")]
     pub external: Option<String>,
     /// An outcome known but not yet delivered (an external call resolved while parked).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
 }
 
@@ -29,29 +34,38 @@ pub struct IssuedCall {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IssuedTimer {
     pub id: u32,
+    #[serde(rename = "d")]
     pub delay_ms: u64,
+    #[serde(rename = "c")]
     pub clock_ms: f64,
 }
 
 /// How a host call settled in the guest: a value, or a rejection's error JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
+    #[serde(rename = "k")]
     pub ok: bool,
+    #[serde(rename = "v")]
     pub payload: String,
 }
 
 /// One thing applied to the guest, with the logical clock it read from then on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(tag = "e")]
 pub enum Delivery {
+    #[serde(rename = "r")]
     Reply {
+        #[serde(rename = "b")]
         bridge_id: u32,
         #[serde(flatten)]
         outcome: Outcome,
+        #[serde(rename = "c")]
         clock_ms: f64,
     },
+    #[serde(rename = "t")]
     Timer {
         id: u32,
+        #[serde(rename = "c")]
         clock_ms: f64,
     },
 }
@@ -296,6 +310,10 @@ impl Journal {
             .iter_mut()
             .find(|call| call.bridge_id == bridge_id)
     }
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// What an entry costs beyond its text: ids, flags, clock and serialisation.

@@ -156,7 +156,7 @@ fn an_external_call_takes_one_outcome_and_only_while_undelivered() {
 fn a_ledger_round_trips_through_json() {
     let ledger = recorded();
     let text = serde_json::to_string(&ledger).unwrap();
-    assert!(text.contains(r#""kind":"reply""#), "{text}");
+    assert!(text.contains(r#""e":"r""#), "{text}");
     let back: Ledger = serde_json::from_str(&text).unwrap();
     assert_eq!(back, ledger);
 }
