@@ -48,7 +48,19 @@ function supervise(child, dir, name) {
   child.stderr?.on('data', (d) => (err += d));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const end = async (signal) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child.exitCode === null && child.signalCode === null) {
+      // A server started in a group of its own (PostgreSQL: a backend per connection) is
+      // killed whole: a backend that outlived its postmaster could still answer a query.
+      if (signal === 'SIGKILL' && child.spawnargs.includes('-D')) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          child.kill(signal);
+        }
+      } else {
+        child.kill(signal);
+      }
+    }
     await exited;
   };
   return {
@@ -105,7 +117,7 @@ export async function startPostgres() {
   if (user.uid !== undefined) fs.chownSync(dir, user.uid, user.gid);
   execFileSync(findBinary('initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], { ...user, stdio: 'ignore' });
   const port = await freePort();
-  const child = spawn(findBinary('postgres'), ['-D', data, '-k', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...user, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(findBinary('postgres'), ['-D', data, '-k', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...user, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const server = supervise(child, dir, 'postgres');
   const config = { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' };
   await eventually(async () => {

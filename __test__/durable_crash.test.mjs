@@ -2,8 +2,9 @@
 // one SQLite file): a run parked by a killed gateway is resolved and resumed here without
 // its earlier calls running again; a payment in flight when its gateway died is never made
 // again (the guest hears its effect is unknown) while a replaySafe read is, with the same
-// callId, once the dead gateway's claim on the run has ended; two gateways resuming one run
-// at once run it once.
+// callId, once the dead gateway's claim on the run has ended; a gateway killed during a
+// resume or during resolveCall leaves the run whole; two gateways resuming one run at once
+// run it once.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -43,8 +44,8 @@ function here(db, sessionId, lookup = () => ({ found: 1 })) {
 }
 
 /** Starts a gateway in `mode`, waits for its report, and kills it with SIGKILL. */
-async function killedAfter(db, sessionId, mode) {
-  const gateway = startFixture('durable-gateway.mjs', [db, sessionId, mode]);
+async function killedAfter(db, sessionId, mode, ...args) {
+  const gateway = startFixture('durable-gateway.mjs', [db, sessionId, mode, ...args]);
   const report = await gateway.firstLine;
   gateway.child.kill('SIGKILL');
   const { signal } = await gateway.exit;
@@ -107,4 +108,48 @@ test('two gateways resuming one run at once: exactly one runs it, the other gets
   assert.equal(other.code, 'invalid_input', JSON.stringify(results));
   assert.match(other.error, /already being resumed by another gateway process|unavailable or expired/);
   assert.equal(results.flatMap((result) => result.calls).length, 1, 'the call after the approval ran once in all');
+});
+
+/** Waits the run until no killed gateway's claim holds it any more (each refusal says so). */
+async function waitPastClaims(session, runId) {
+  let done = await session.wait({ runId });
+  while (done.status === 'failed' && /already being resumed/.test(done.error)) {
+    assert.match(done.error, /If that process stopped, its claim ends within \d+ ms; wait again then\.$/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    done = await session.wait({ runId });
+  }
+  return done;
+}
+
+test('a gateway killed during a resume, after its payment started: the next one never pays again', async () => {
+  const db = path.join(dir, `resume-${++runs}.db`);
+  const id = `crash-resume-${runs}`;
+  const parked = await killedAfter(db, id, 'park-pay');
+  const resolver = here(db, id);
+  assert.equal(await resolver.session.resolveCall({ runId: parked.runId, callId: parked.callId, value: true }), 'resolved');
+  await resolver.close();
+  const resumed = await killedAfter(db, id, 'resume', parked.runId);
+  assert.equal(resumed.runId, parked.runId);
+  const gateway = here(db, id);
+  const done = await waitPastClaims(gateway.session, parked.runId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(done.value, 'unknown', 'the payment made by the killed gateway is reported, not made again');
+  assert.deepEqual(gateway.calls, []);
+  await gateway.close();
+});
+
+test('a gateway killed during resolveCall: the call is resolved once, by it or by the next resolve', async () => {
+  const db = path.join(dir, `resolve-${++runs}.db`);
+  const id = `crash-resolve-${runs}`;
+  const parked = await killedAfter(db, id, 'park');
+  await killedAfter(db, id, 'resolve', parked.runId, parked.callId);
+  const gateway = here(db, id);
+  const answer = await gateway.session.resolveCall({ runId: parked.runId, callId: parked.callId, value: 'from here' });
+  assert.ok(answer === 'resolved' || answer === 'already_resolved', answer);
+  const done = await waitPastClaims(gateway.session, parked.runId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  const approved = answer === 'resolved' ? 'from here' : 'from the killed gateway';
+  assert.deepEqual(done.value, { sum: 3, approved, after: approved });
+  assert.deepEqual(gateway.calls, [['echo', { approved }]]);
+  await gateway.close();
 });
