@@ -75,12 +75,7 @@ test('a payment in flight when its gateway was killed is not made again; a repla
   const gateway = here(db, id);
   // The killed gateway claimed the run for its turn (timeoutMs and a grace): until the claim
   // ends, a wait is refused, saying so; then it resumes.
-  let done = await gateway.session.wait({ runId: inFlight.runId });
-  while (done.status === 'failed' && /already being resumed/.test(done.error)) {
-    assert.match(done.error, /by another gateway process\. If that process stopped, its claim ends within \d+ ms; wait again then\.$/);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    done = await gateway.session.wait({ runId: inFlight.runId });
-  }
+  const done = await waitPastClaims(gateway.session, inFlight.runId);
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.equal(done.value.paid.code, 'tool_error');
   assert.equal(done.value.paid.effectStatus, 'unknown');
