@@ -102,17 +102,15 @@ pub struct Cell {
     /// The source lines that call into `MCP`, to explain a call of a missing tool.
     mcp_lines: super::mcp_hint::McpLines,
     parent_call_id: Option<String>,
-    /// A durable run's journal, and the source its record keeps.
+    /// A durable run's journal and what its record keeps of the source.
     durable: Option<journal::Durable>,
-    source_code: Option<Arc<str>>,
-    restart_safe: bool,
 }
 
 impl Cell {
     pub fn new(
         owner: Arc<dyn RunOwner<Cell>>,
         run_id: String,
-        source: CellSource,
+        mut source: CellSource,
         parent_call_id: Option<String>,
     ) -> Arc<Cell> {
         let limits = owner.limits();
@@ -124,9 +122,11 @@ impl Cell {
             .with_redactor(owner.redactor().clone()),
         ));
         let language = source.language;
-        let restart_safe = source.restart_safe;
-        let durable = source.durable.clone().map(journal::Durable::new);
-        let source_code = durable.as_ref().map(|_| Arc::from(source.code.as_str()));
+        // The ledger moves into the journal; the phase keeps the rest of the source.
+        let durable = source
+            .durable
+            .take()
+            .map(|start| journal::Durable::new(start, &source.code, source.restart_safe));
         let mcp_lines = super::mcp_hint::McpLines::of(&source.code);
         LIVE_CELLS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Cell {
@@ -156,8 +156,6 @@ impl Cell {
             mcp_lines,
             parent_call_id,
             durable,
-            source_code,
-            restart_safe,
         })
     }
 

@@ -42,12 +42,15 @@ impl DurableStart {
 pub(super) struct Durable {
     pub(super) journal: Arc<Mutex<Journal>>,
     pub(super) determinism: Determinism,
+    /// The run's source and `restartSafe`, as its record keeps them.
+    code: String,
+    restart_safe: bool,
     /// Set once the record is used up and its calls still out were taken up.
     live: AtomicBool,
 }
 
 impl Durable {
-    pub(super) fn new(start: DurableStart) -> Durable {
+    pub(super) fn new(start: DurableStart, code: &str, restart_safe: bool) -> Durable {
         let fresh = start.ledger.deliveries.is_empty()
             && start.ledger.calls.is_empty()
             && start.ledger.timers.is_empty();
@@ -57,6 +60,8 @@ impl Durable {
                 start.determinism.origin_ms,
             ))),
             determinism: start.determinism,
+            code: code.to_string(),
+            restart_safe,
             live: AtomicBool::new(fresh),
         }
     }
@@ -259,9 +264,9 @@ impl Cell {
         let durable = self.durable.as_ref()?;
         Some(crate::run::record::RunRecord {
             format: crate::run::record::RECORD_FORMAT,
-            code: self.source_code.as_deref()?.to_string(),
+            code: durable.code.clone(),
             language: self.language,
-            restart_safe: self.restart_safe,
+            restart_safe: durable.restart_safe,
             determinism: durable.determinism,
             limits: crate::run::record::RecordedLimits::of(self.owner.limits()),
             ledger: durable.journal.lock().ledger().clone(),
