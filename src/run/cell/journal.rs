@@ -101,10 +101,9 @@ impl Cell {
         }
         match verdict {
             Verdict::Park(_) => Verdict::Idle,
-            Verdict::Finish(Err(error)) if !ends_any_run(error.code) => Verdict::Finish(Err(
-                divergence("the program ended before its record was used up"),
-            )),
-            Verdict::Finish(Ok(_)) => Verdict::Finish(Err(divergence(
+            // A timeout, an abort or a lost sandbox says nothing about the program.
+            Verdict::Finish(Err(error)) if ends_any_run(error.code) => Verdict::Finish(Err(error)),
+            Verdict::Finish(_) => Verdict::Finish(Err(divergence(
                 "the program ended before its record was used up",
             ))),
             verdict => verdict,
