@@ -4,7 +4,8 @@
 // again (the guest hears its effect is unknown) while a replaySafe read is, with the same
 // callId, once the dead gateway's claim on the run has ended; a gateway killed during a
 // resume or during resolveCall leaves the run whole; two gateways resuming one run at once
-// run it once.
+// run it once. A payment still running in a live gateway after its run parked is waited
+// for by the gateway that takes the run over, and lost only once that gateway dies.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -146,5 +147,58 @@ test('a gateway killed during resolveCall: the call is resolved once, by it or b
   const approved = answer === 'resolved' ? 'from here' : 'from the killed gateway';
   assert.deepEqual(done.value, { sum: 3, approved, after: approved });
   assert.deepEqual(gateway.calls, [['echo', { approved }]]);
+  await gateway.close();
+});
+
+/** Waits the run, again while it waits only for a call another gateway runs. */
+async function waitWhileHeld(session, runId, callId) {
+  let done = await waitPastClaims(session, runId);
+  while (done.status === 'waiting') {
+    assert.deepEqual(done.pendingToolCalls.map((call) => [call.id, call.external ?? false]), [[callId, false]], JSON.stringify(done));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    done = await waitPastClaims(session, runId);
+  }
+  return done;
+}
+
+test('a payment still running in a live gateway is waited for by the gateway that took its run, which gets its outcome', async () => {
+  const db = path.join(dir, `held-${++runs}.db`);
+  const id = `crash-held-${runs}`;
+  const first = startFixture('durable-gateway.mjs', [db, id, 'held-pay'], {}, { input: true });
+  const parked = await first.firstLine;
+  assert.equal(parked.status, 'waiting', JSON.stringify(parked));
+  assert.equal(parked.pays, 1);
+  const gateway = here(db, id);
+  const waiting = await waitPastClaims(gateway.session, parked.runId);
+  assert.equal(waiting.status, 'waiting', 'the payment is not reported lost while its gateway runs it: ' + JSON.stringify(waiting));
+  assert.deepEqual(waiting.pendingToolCalls.map((call) => call.id), [parked.callId]);
+  first.child.stdin.write('go\n');
+  const done = await waitWhileHeld(gateway.session, parked.runId, parked.callId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.deepEqual(done.value, { paid: parked.callId, after: 1 }, 'the first gateway recorded what its payment answered');
+  assert.deepEqual(gateway.calls, [['echo', { n: 1 }]], 'the payment was not made here');
+  first.child.kill('SIGKILL');
+  await first.exit;
+  await gateway.close();
+});
+
+test('a payment still running when its gateway is killed after the park reads unknown once its hold lapses, and is not made again', async () => {
+  const db = path.join(dir, `held-killed-${++runs}.db`);
+  const id = `crash-held-killed-${runs}`;
+  const parked = await killedAfter(db, id, 'held-pay');
+  assert.equal(parked.status, 'waiting');
+  // A note that does not open (tampered here) is left out: it neither answers the call
+  // nor keeps it held.
+  const raw = native.sqliteRunStore(db);
+  const noteKey = `${parked.callId}#held`;
+  const current = await raw.get(noteKey);
+  const forged = await raw.put(noteKey, Buffer.from('{"o":{"k":true,"v":"\\"forged\\""}}'), { expectVersion: current?.version ?? null, ttlSeconds: 60 });
+  assert.equal(forged.ok, true);
+  await raw.close();
+  const gateway = here(db, id);
+  const done = await waitWhileHeld(gateway.session, parked.runId, parked.callId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.deepEqual(done.value, { paid: 'unknown', after: 1 });
+  assert.deepEqual(gateway.calls, [['echo', { n: 1 }]]);
   await gateway.close();
 });

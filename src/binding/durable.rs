@@ -13,6 +13,8 @@ use napi::bindgen_prelude::*;
 use serde_json::{json, Value};
 use std::sync::{Arc, Weak};
 
+mod held;
+
 /// The sealer for a session's `durableRuns.keys`, as the glue normalized them (`[{ id,
 /// key: [bytes] }]`); `None` without `durableRuns`.
 pub(super) fn sealer_of(normalized: &str) -> std::result::Result<Option<Sealer>, String> {
@@ -42,6 +44,12 @@ pub(super) fn sealer_of(normalized: &str) -> std::result::Result<Option<Sealer>,
 /// mid-turn holds the run no longer than that.
 const CLAIM_GRACE_MS: f64 = 2_000.0;
 
+/// How long a claim on a run, or a hold on a call this process runs, lasts past the
+/// write that made it: a process that died lets go within that.
+fn lease_ms(core: &SessionCore) -> f64 {
+    core.limits().timeout_ms as f64 + CLAIM_GRACE_MS
+}
+
 /// What a native answers when it is refused: `{ code, message }` for the glue to throw.
 fn refusal(error: &CodeModeError) -> Value {
     json!({ "code": error.code.as_str(), "message": error.message })
@@ -51,6 +59,8 @@ struct Natives {
     core: Weak<SessionCore>,
     sealer: Sealer,
     scope: String,
+    /// How long a claim or a hold lasts (`lease_ms`), fixed for the session's life.
+    lease_ms: f64,
 }
 
 impl Natives {
@@ -79,12 +89,12 @@ impl Natives {
         let Some(cell) = core.local_cell(run_id) else {
             return Ok(None);
         };
-        let Some(mut record) = cell.durable_record() else {
+        let lease_ends = crate::run::cell::unix_ms() + self.lease_ms;
+        let Some(mut record) = cell.durable_record(Some(lease_ends)) else {
             return Ok(None);
         };
         if running || cell.is_running() {
-            let budget = core.limits().timeout_ms as f64 + CLAIM_GRACE_MS;
-            record.claimed_until_ms = Some(crate::run::cell::unix_ms() + budget);
+            record.claimed_until_ms = Some(lease_ends);
         }
         let plain = record.to_bytes();
         let max = core.limits().max_snapshot_bytes;
@@ -180,6 +190,7 @@ pub(super) fn install(
         core: Arc::downgrade(core),
         scope: core.scope_text(),
         sealer,
+        lease_ms: lease_ms(core),
     });
     let mut object = Object::new(env)?;
     let n = natives.clone();
@@ -267,6 +278,7 @@ pub(super) fn install(
             Ok(())
         })?,
     )?;
+    held::install(env, &mut object, &natives)?;
     object.set_named_property(
         "versionOf",
         env.create_function_from_closure::<(), _, _>("versionOf", move |ctx| {

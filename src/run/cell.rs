@@ -6,6 +6,7 @@ mod booting;
 mod direct;
 mod ending;
 mod external;
+mod held;
 mod inbox;
 mod journal;
 mod placement;

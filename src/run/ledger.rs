@@ -28,6 +28,10 @@ pub struct IssuedCall {
     /// An outcome known but not yet delivered (an external call resolved while parked).
     #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// Dispatched and still running in the process that wrote the record: it records the
+    /// outcome, or renews this, before this time (Unix ms); past it, the call is lost.
+    #[serde(rename = "h", default, skip_serializing_if = "Option::is_none")]
+    pub held_until_ms: Option<f64>,
 }
 
 /// A guest timer, with the logical clock when it was started.
@@ -188,6 +192,7 @@ impl Journal {
             replay_safe,
             external: None,
             outcome: None,
+            held_until_ms: None,
         };
         self.bytes += call_bytes(&call);
         self.ledger.calls.push(call);
@@ -264,6 +269,16 @@ impl Journal {
             .cloned()
             .collect();
         (calls, timers)
+    }
+
+    /// How many calls the record had when this journal began: those were dispatched by
+    /// another process (or an earlier life of this run).
+    pub fn recorded_calls(&self) -> usize {
+        self.recorded_calls
+    }
+
+    pub(super) fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
     }
 
     /// Whether every recorded call and timer has been issued again.

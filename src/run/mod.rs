@@ -6,6 +6,7 @@ pub mod cell;
 pub mod contracts;
 pub mod failure;
 pub mod global_hint;
+pub mod held;
 pub mod ledger;
 pub mod mcp_hint;
 pub mod nested_calls;

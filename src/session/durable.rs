@@ -16,7 +16,7 @@ impl SessionCore {
     /// The record of durable run `run_id` of this session as of now.
     pub fn record(&self, run_id: &str) -> Option<RunRecord> {
         let cell = self.cells.lock().get(run_id).cloned()?;
-        cell.durable_record()
+        cell.durable_record(None)
     }
 
     /// Whether this session holds run `run_id` in memory (parked or running).
@@ -109,6 +109,20 @@ impl SessionCore {
         super::store::global().remove(run_id);
         self.cells.lock().remove(run_id);
         set_version(run_id, None);
+    }
+
+    /// The calls of run `run_id` held here that another process runs (by call id).
+    pub fn held_by_others(&self, run_id: &str) -> Vec<String> {
+        self.local_cell(run_id)
+            .map(|cell| cell.held_by_others())
+            .unwrap_or_default()
+    }
+
+    /// Takes in the note of call `call_id` of run `run_id` (run/held.rs).
+    pub fn absorb_note(&self, run_id: &str, call_id: &str, note: crate::run::held::HeldNote) {
+        if let Some(cell) = self.local_cell(run_id) {
+            cell.absorb_note(call_id, note);
+        }
     }
 
     /// The scope a record is sealed under: a record opens only for sessions of it.

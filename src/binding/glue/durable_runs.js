@@ -1,17 +1,22 @@
 // Durable runs' store side (docs/durable-runs.md): writes a run's record (sealed by Rust)
 // when it parks and before a call that is not replaySafe runs, claims it before a wait
 // runs a turn, adopts it from the store when this process does not hold it, and resolves
-// external calls inside a record. Operations on one run take turns; Rust keeps the
+// external calls inside a record. A call that is not replaySafe and runs here is held by
+// a note of its own, renewed while it runs and ending with its outcome, which whoever
+// holds the run reads before its claim. Operations on one run take turns; Rust keeps the
 // version each run was last written or read at, for every session of its scope.
 (function durableRuns(deps) {
   "use strict";
   const RUN_UNAVAILABLE = "code mode run is unavailable or expired.";
   const RESOLVE_ATTEMPTS = 8;
+  const CLAIM_ATTEMPTS = 3;
   const { store, ttlSeconds, natives } = deps;
   // The tail of each run's operations, so they take turns.
   const chains = new Map();
   // A record write queued and not started, per run: intents join it.
   const queuedWrites = new Map();
+  // Calls that are not replaySafe running here, by call id: { version of its note, timer }.
+  const heldCalls = new Map();
 
   function error(code, message, cause) {
     const e = new Error(message);
@@ -90,6 +95,50 @@
     return queued;
   }
 
+  // Call `callId` (not replaySafe) runs here: while it does, its note (its own store
+  // key, written only here) renews its hold; when it ends, the note carries its outcome.
+  // A process that takes the run over reads the note, never waiting on this one.
+  function running(runId, callId) {
+    const every = Math.max(250, Math.floor(natives.leaseMs() / 3));
+    const held = { version: null, timer: setInterval(() => note(callId, held, null, ""), every) };
+    if (typeof held.timer.unref === "function") held.timer.unref();
+    heldCalls.set(callId, held);
+  }
+
+  // Tool call `callId` ended here with `ok`/`text` (ok null: it suspended itself, so
+  // resolveCall answers it instead).
+  function ended(runId, callId, ok, text) {
+    const held = heldCalls.get(callId);
+    if (held === undefined) return;
+    heldCalls.delete(callId);
+    clearInterval(held.timer);
+    if (ok !== null) note(callId, held, ok, text);
+  }
+
+  // Writes the note of call `callId`: a renewed hold (ok null) or its outcome. Notes of
+  // one call take turns; a failed write is left to the next renewal, and past the hold
+  // the run's next owner reads the call as lost, as for a process that died.
+  function note(callId, held, ok, text) {
+    const key = natives.noteKey(callId);
+    serial(key, async () => {
+      const sealed = natives.sealNote(callId, held.version === null ? 1 : held.version + 1, ok, text);
+      if (!(sealed instanceof Uint8Array)) return;
+      const ttl = ok === null ? Math.ceil((natives.leaseMs() * 2) / 1000) : ttlSeconds;
+      const answer = await store.put(key, sealed, { expectVersion: held.version, ttlSeconds: ttl });
+      if (answer !== null && typeof answer === "object" && answer.ok === true) held.version = answer.version;
+    }).catch(() => {});
+  }
+
+  // Before a claim: the notes of calls of the run that another process holds give this
+  // copy their renewed holds and outcomes. A note that does not open is left out: the
+  // call's hold then lapses as if its process had died.
+  async function readNotes(runId) {
+    for (const callId of natives.heldCalls(runId)) {
+      const record = await call("get", () => store.get(natives.noteKey(callId)));
+      if (record !== null && record !== undefined) natives.absorbNote(runId, callId, record.bytes, record.version);
+    }
+  }
+
   // The run ended: its record goes (a failed delete leaves it to expire).
   function finish(runId) {
     return serial(runId, async () => {
@@ -112,6 +161,7 @@
       if (natives.holds(runId)) {
         if (natives.versionOf(runId) === null) return; // Still in its first exec: the wait answers.
         try {
+          await readNotes(runId);
           await write(runId, true);
           return;
         } catch (failure) {
@@ -119,16 +169,22 @@
           natives.forget(runId);
         }
       }
-      const record = await call("get", () => store.get(runId));
-      if (record === null || record === undefined) return; // Unknown here and there: the wait says so.
-      const adopted = natives.adopt(runId, record.bytes, record.version);
-      if (adopted !== null) throw refused(adopted);
-      try {
-        await write(runId, true);
-      } catch (failure) {
-        natives.forget(runId);
-        if (failure.moved === true) throw error("invalid_input", "code mode run is already being resumed by another gateway process.");
-        throw failure;
+      // A write between the read and the claim (another process renewing the calls it
+      // runs, say) is read again; a claim there is refused by adopt, with its end.
+      for (let attempt = 1; ; attempt++) {
+        const record = await call("get", () => store.get(runId));
+        if (record === null || record === undefined) return; // Unknown here and there: the wait says so.
+        const adopted = natives.adopt(runId, record.bytes, record.version);
+        if (adopted !== null) throw refused(adopted);
+        try {
+          await readNotes(runId);
+          await write(runId, true);
+          return;
+        } catch (failure) {
+          natives.forget(runId);
+          if (failure.moved !== true) throw failure;
+          if (attempt === CLAIM_ATTEMPTS) throw error("invalid_input", "code mode run is already being resumed by another gateway process.");
+        }
       }
     });
   }
@@ -180,5 +236,5 @@
     serial(runId, () => store.delete(runId, version)).catch(() => {});
   }
 
-  return { intent, prepareWait, resolve, settled, cancelled };
+  return { intent, running, ended, prepareWait, resolve, settled, cancelled };
 })

@@ -178,7 +178,7 @@
       installDurable(natives) {
         if (durableOptions === null || durableOptions === undefined) return;
         durable = modules.durableRuns({ store: durableOptions.store, ttlSeconds: durableOptions.ttlSeconds, natives });
-        calls.setIntent(durable.intent);
+        calls.setDurable(durable);
       },
       // A durable session's wait: the store work first, then `owner.wait` again, which
       // finds it done (`durablePrepared`).

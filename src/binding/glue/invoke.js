@@ -16,9 +16,10 @@
   // Calls in flight by call id: { controller, aborted, loan }.
   const controllers = new Map();
   let beforeToolCall = null;
-  // `durableRuns` (glue/durable_runs.js): resolves once a run's record, with the calls it
-  // has made, is in the store; a call that is not replaySafe waits for it.
-  let intentOf = null;
+  // `durableRuns` (glue/durable_runs.js): `intent(runId)` resolves once a run's record,
+  // with the calls it has made, is in the store (a call that is not replaySafe waits for
+  // it); `running`/`ended` tell it which such calls run here until their outcome.
+  let durable = null;
   // The `context` call option of the exec/wait each run is in, by run id (while it lasts).
   const contexts = new Map();
 
@@ -180,6 +181,14 @@
   function invoke(index, surface, callableName, inputJson, callId, parentCallId, runId, sessionId, token) {
     const definition = surface ? surfaces[index] : definitions[index];
     const toolName = definition.name;
+    // A durable run's call that is not replaySafe, once its tool runs: its outcome is
+    // recorded even if another gateway process takes the run meanwhile.
+    let held = false;
+    const unhold = (ok, text) => {
+      if (!held) return;
+      held = false;
+      durable.ended(runId, callId, ok, text);
+    };
     // The call's abort state; ctx.signal makes its controller on first read (already
     // aborted if the call was cancelled before that).
     const call = { controller: null, aborted: false, loan: null, suspend: null };
@@ -233,6 +242,7 @@
         const live = external.suspend(token, payload);
         suspended = true;
         release();
+        unhold(null, null);
         external.parked(live, runId, callId, listening ? started : -1, span);
         return external.marker(callId);
       };
@@ -244,6 +254,7 @@
       events.toolCallEnd(runId, callId, status, listening ? Date.now() - started : 0, text);
       if (span !== null) telemetry.endTool(span, status, text);
       done(token, ok, text);
+      unhold(ok, text);
     };
     const succeed = (value) => {
       let text;
@@ -274,13 +285,18 @@
       }
       succeed(result);
     };
-    if (intentOf === null || definition.replaySafe === true) {
+    if (durable === null || definition.replaySafe === true) {
       run();
       return;
     }
     // At most once across processes: the call runs only once the store has it.
-    intentOf(runId).then(
-      () => (call.aborted ? fail(abortReason()) : run()),
+    durable.intent(runId).then(
+      () => {
+        if (call.aborted) return fail(abortReason());
+        held = true;
+        durable.running(runId, callId);
+        run();
+      },
       (failure) => fail(new Error("this call was not made: the run store could not record it first (" + errorText(failure) + ")."))
     );
   }
@@ -312,8 +328,8 @@
     clearContext(runId) {
       contexts.delete(runId);
     },
-    setIntent(intent) {
-      intentOf = typeof intent === "function" ? intent : null;
+    setDurable(hooks) {
+      durable = hooks;
     },
     setPolicy(hook) {
       beforeToolCall = typeof hook === "function" ? hook : null;

@@ -67,6 +67,13 @@ impl Durable {
     }
 }
 
+impl Durable {
+    /// The record is used up and what it left out was taken up: the run goes on live.
+    pub(super) fn is_live(&self) -> bool {
+        self.live.load(Ordering::SeqCst)
+    }
+}
+
 /// A guest-facing failure for a call whose outcome was lost with the process that
 /// dispatched it.
 pub const EFFECT_UNKNOWN: &str = "this tool call was dispatched before the gateway process running it stopped, and its outcome was lost: it may or may not have taken effect. Check its effect before calling it again.";
@@ -81,6 +88,8 @@ impl Cell {
         }
         if !durable.live.swap(true, Ordering::SeqCst) {
             self.take_up(durable);
+        } else {
+            self.lapse_held(durable);
         }
         self.apply_one_live(durable, vm);
     }
@@ -258,8 +267,12 @@ pub fn unix_ms() -> f64 {
 }
 
 impl Cell {
-    /// A durable run's record as of now; `None` for a run that is not durable.
-    pub fn durable_record(&self) -> Option<crate::run::record::RunRecord> {
+    /// A durable run's record as of now, holding the calls this process runs until
+    /// `hold_until_ms`; `None` for a run that is not durable.
+    pub fn durable_record(
+        &self,
+        hold_until_ms: Option<f64>,
+    ) -> Option<crate::run::record::RunRecord> {
         let durable = self.durable.as_ref()?;
         Some(crate::run::record::RunRecord {
             format: crate::run::record::RECORD_FORMAT,
@@ -268,7 +281,7 @@ impl Cell {
             restart_safe: durable.restart_safe,
             determinism: durable.determinism,
             limits: crate::run::record::RecordedLimits::of(self.owner.limits()),
-            ledger: durable.journal.lock().ledger().clone(),
+            ledger: self.ledger_to_keep(durable, hold_until_ms),
             claimed_until_ms: None,
         })
     }
@@ -289,18 +302,7 @@ impl Cell {
     /// turn delivers it.
     pub(super) fn journal_resolved(&self, bridge_id: u32, outcome: &Result<String, HostFailure>) {
         if let Some(durable) = &self.durable {
-            let outcome = match outcome {
-                Ok(json) => Outcome {
-                    ok: true,
-                    payload: json.clone(),
-                },
-                Err(failure) => Outcome {
-                    ok: false,
-                    payload:
-                        serde_json::json!({ "message": failure.message, "code": failure.code })
-                            .to_string(),
-                },
-            };
+            let outcome = super::held::outcome_of(outcome);
             durable.journal.lock().resolve_external(bridge_id, outcome);
         }
     }

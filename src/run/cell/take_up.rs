@@ -1,6 +1,7 @@
 //! A durable run whose record is used up takes up what was still out when the record was
 //! written: external calls park again (or deliver an outcome resolved meanwhile),
-//! `replaySafe` calls run again, others are lost, timers start again for what was left.
+//! `replaySafe` calls run again, calls another live process still runs are waited for,
+//! others are lost, timers start again for what was left.
 
 use super::journal::{host_outcome, Durable, EFFECT_UNKNOWN};
 use super::Cell;
@@ -40,6 +41,8 @@ impl Cell {
             });
         } else if let Some(payload) = call.external {
             self.book.lock().suspend_call(call.bridge_id, payload);
+        } else if self.take_up_held(&call) {
+            // Its outcome comes with the record once that process writes it.
         } else if let (true, Some(host_call)) = (call.replay_safe, host_call) {
             // Safe to run again: the same `callId` lets the tool see it is a repeat.
             self.owner.count_call();

@@ -14,6 +14,9 @@ pub struct ExternalCalls {
     /// Sequence numbers (the `n` of `<runId>:<n>`) of the calls resolved so far: 4 bytes
     /// a call, bounded by the run's tool calls.
     resolved: HashSet<u32>,
+    /// Calls of a durable run that another gateway process dispatched and still runs
+    /// (run/held.rs): like external calls, only an outside event moves them.
+    elsewhere: HashSet<u32>,
 }
 
 /// A `resolveCall` outcome as the run takes it: the value's JSON, or an `error` whose
@@ -102,23 +105,38 @@ impl RunBook {
         Ok(Some(bridge_id))
     }
 
+    /// Call `bridge_id` runs in another gateway process, which records its outcome: the
+    /// run waits for it as for an external call. False if it is no longer in flight.
+    pub fn hold_elsewhere(&mut self, bridge_id: u32) -> bool {
+        let in_flight = self.calls.contains_key(&bridge_id);
+        if in_flight {
+            self.external.elsewhere.insert(bridge_id);
+        }
+        in_flight
+    }
+
+    /// The calls another gateway process runs for this run.
+    pub fn held_elsewhere(&self) -> Vec<u32> {
+        self.external.elsewhere.iter().copied().collect()
+    }
+
     /// The payload of call `bridge_id` while it waits for `resolveCall`.
     pub fn external_payload(&self, bridge_id: u32) -> Option<&str> {
         self.external.waiting.get(&bridge_id).map(String::as_str)
     }
 
-    /// Everything the guest still waits for is an external call nobody has resolved, or
-    /// queued behind them (every slot is held by one): no tool, timer or delivery can
+    /// Everything the guest still waits for is an external call nobody has resolved or a
+    /// call another gateway process runs, or queued behind them (every slot is held by one): no tool, timer or delivery can
     /// move the run on, so it parks now rather than at its deadline.
     pub fn only_external_left(&self) -> bool {
         let queue_stuck = self.queue.is_empty() || self.in_flight() >= self.max_pending;
-        !self.external.waiting.is_empty()
+        let outside = |id: &u32| {
+            self.external.waiting.contains_key(id) || self.external.elsewhere.contains(id)
+        };
+        !(self.external.waiting.is_empty() && self.external.elsewhere.is_empty())
             && queue_stuck
             && self.timers.is_empty()
-            && self
-                .calls
-                .keys()
-                .all(|id| self.external.waiting.contains_key(id))
+            && self.calls.keys().all(outside)
     }
 
     /// Bytes the external calls hold (payloads and resolved ids): part of the parked size.
@@ -135,10 +153,12 @@ impl RunBook {
     /// A call left the book (settled or cancelled): it waits for nothing any more.
     pub(in crate::run) fn forget_external(&mut self, bridge_id: u32) {
         self.external.waiting.remove(&bridge_id);
+        self.external.elsewhere.remove(&bridge_id);
     }
 
     pub(in crate::run) fn clear_external(&mut self) {
         self.external.waiting.clear();
+        self.external.elsewhere.clear();
     }
 }
 
