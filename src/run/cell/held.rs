@@ -3,10 +3,10 @@
 //! came while the run was parked; a run taken over waits for calls held elsewhere until
 //! their hold lapses, and only then hears their outcome is unknown.
 
-use super::journal::{host_outcome, unix_ms, Durable, EFFECT_UNKNOWN};
+use super::journal::{host_outcome, outcome_of, unix_ms, Durable, EFFECT_UNKNOWN};
 use super::Cell;
 use crate::run::held::{Absorbed, HeldNote};
-use crate::run::ledger::{IssuedCall, Ledger, Outcome};
+use crate::run::ledger::{IssuedCall, Ledger};
 use crate::run::protocol::{Event, HostFailure};
 use std::sync::Arc;
 
@@ -103,21 +103,5 @@ impl Cell {
                 }),
             });
         }
-    }
-}
-
-/// A host outcome as a record keeps it: a failure's payload is the `{ message, code }`
-/// the guest is given.
-pub(super) fn outcome_of(outcome: &Result<String, HostFailure>) -> Outcome {
-    match outcome {
-        Ok(json) => Outcome {
-            ok: true,
-            payload: json.clone(),
-        },
-        Err(failure) => Outcome {
-            ok: false,
-            payload: serde_json::json!({ "message": failure.message, "code": failure.code })
-                .to_string(),
-        },
     }
 }

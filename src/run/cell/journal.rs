@@ -259,6 +259,22 @@ pub(super) fn host_outcome(outcome: &Outcome) -> Result<String, HostFailure> {
     Err(HostFailure { message, code })
 }
 
+/// A host outcome as a record keeps it: a failure's payload is the `{ message, code }`
+/// the guest is given.
+pub(super) fn outcome_of(outcome: &Result<String, HostFailure>) -> Outcome {
+    match outcome {
+        Ok(json) => Outcome {
+            ok: true,
+            payload: json.clone(),
+        },
+        Err(failure) => Outcome {
+            ok: false,
+            payload: serde_json::json!({ "message": failure.message, "code": failure.code })
+                .to_string(),
+        },
+    }
+}
+
 /// Wall-clock time in milliseconds since the Unix epoch.
 pub fn unix_ms() -> f64 {
     std::time::SystemTime::now()
@@ -302,7 +318,7 @@ impl Cell {
     /// turn delivers it.
     pub(super) fn journal_resolved(&self, bridge_id: u32, outcome: &Result<String, HostFailure>) {
         if let Some(durable) = &self.durable {
-            let outcome = super::held::outcome_of(outcome);
+            let outcome = outcome_of(outcome);
             durable.journal.lock().resolve_external(bridge_id, outcome);
         }
     }
