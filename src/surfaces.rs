@@ -111,6 +111,11 @@ impl Surfaces {
         self.by_key.get(key)
     }
 
+    /// Whether some surface is shown as `name` (`Repo.issues.list`, `nodes.invoke`).
+    pub fn has_name(&self, name: &str) -> bool {
+        self.by_key.values().any(|surface| surface.name == name)
+    }
+
     pub fn global_names(&self) -> Vec<String> {
         self.namespaces
             .iter()
