@@ -333,7 +333,9 @@ impl Bridge for CellBridge {
             Some(journal) => {
                 let mut journal = journal.lock();
                 let clock = journal.clock_ms();
-                let issued = journal.issue_timer(id, delay_ms, clock);
+                let issued = journal
+                    .reads_done_before(false, "a timer")
+                    .and_then(|()| journal.issue_timer(id, delay_ms, clock));
                 let bytes = journal.bytes();
                 drop(journal);
                 self.within_record(bytes)?;

@@ -19,6 +19,11 @@ impl CellBridge {
             return Ok(false);
         };
         let mut journal = journal.lock();
+        let what = format!("a call ({})", tool.callable_name);
+        if let Err(why) = journal.reads_done_before(true, &what) {
+            drop(journal);
+            return self.issued(Err(why));
+        }
         let issued = journal.issue_call(
             bridge_id,
             call_id,

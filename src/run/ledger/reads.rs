@@ -98,6 +98,26 @@ impl Journal {
         Ok(None)
     }
 
+    /// The guest issues `what` (a call when `call`, else a timer): past the record, every
+    /// recorded read must have been read again, since the run read them all before
+    /// anything it issued after its record was written.
+    pub fn reads_done_before(&self, call: bool, what: &str) -> Result<(), String> {
+        let past_record = if call {
+            self.calls_seen >= self.ledger.calls.len()
+        } else {
+            self.timers_seen >= self.ledger.timers.len()
+        };
+        match self.ledger.reads.get(self.reads_seen) {
+            Some(unread) if past_record => Err(format!(
+                "the run now makes {what} where its record has catalog read #{} ({}{})",
+                self.reads_seen + 1,
+                unread.kind.guest_name(),
+                shown(&unread.args)
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// A live read's answer, appended after the reads the ledger has.
     pub fn record_read(&mut self, kind: ReadKind, args: &str, answer: &Result<String, String>) {
         let (text, refused) = match answer {

@@ -97,3 +97,27 @@ fn reads_count_in_the_ledger_bytes_and_survive_a_round_trip() {
         Ledger::default()
     );
 }
+
+#[test]
+fn a_call_or_timer_past_the_record_with_reads_left_diverges() {
+    let mut live = Journal::default();
+    live.issue_call(1, "r:1", "a", "{}", false).unwrap();
+    live.record_read(ReadKind::Search, r#"["w",0]"#, &Ok("[]".into()));
+    let mut journal = Journal::replay(live.ledger().clone(), 0.0);
+    assert_eq!(
+        journal.reads_done_before(true, "a call (a)"),
+        Ok(()),
+        "a recorded call"
+    );
+    journal.issue_call(1, "r:1", "a", "{}", false).unwrap();
+    let error = journal.reads_done_before(true, "a call (b)").unwrap_err();
+    assert_eq!(
+        error,
+        r#"the run now makes a call (b) where its record has catalog read #1 (catalog.search("w",0))"#
+    );
+    assert!(journal.reads_done_before(false, "a timer").is_err());
+    assert!(journal
+        .recorded_read(ReadKind::Search, r#"["w",0]"#)
+        .is_ok());
+    assert_eq!(journal.reads_done_before(true, "a call (b)"), Ok(()));
+}
