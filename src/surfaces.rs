@@ -199,6 +199,9 @@ mod tests {
         let leaf = leaf.map(|l| (l.host_index, l.name.as_str()));
         assert_eq!(leaf, Some((3, "Repo.issues.list")));
         assert_eq!(surfaces.global_names(), ["Repo"]);
+        // A durable run's ledger names a surface call so: adoption checks it still exists.
+        assert!(surfaces.has_name("Repo.issues.list"));
+        assert!(!surfaces.has_name("Repo.issues"));
     }
 
     #[test]

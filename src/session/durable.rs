@@ -166,3 +166,18 @@ impl SessionCore {
         .to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_tool_unknown_to_the_catalog_is_missing_and_a_loading_mcp_server_is_not_judged() {
+        let core = super::super::test_core::core_loading_mcp(&["docs"]);
+        assert!(!core.knows_callable("forecast"));
+        assert!(!core.knows_callable("Repo.issues.list"));
+        assert!(
+            core.knows_callable("MCP.docs.search"),
+            "its server is still loading"
+        );
+        core.close();
+    }
+}
