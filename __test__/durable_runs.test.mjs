@@ -170,10 +170,52 @@ test('a replay whose program calls otherwise fails with replay_divergence and di
   const failed = await second.session.wait({ runId: parked.runId });
   assert.equal(failed.status, 'failed', JSON.stringify(failed));
   assert.equal(failed.code, 'replay_divergence');
-  assert.match(failed.error, /^code mode run cannot be resumed from its record: /);
+  assert.match(failed.error, /^code mode run cannot be resumed from its record: the run's call #1 was to echo, which the catalog no longer has\./);
   assert.deepEqual(second.calls, []);
   await second.session.close();
 });
+
+/** A session whose tools are described as `descriptions` says: a deploy that rewrites them changes what a live search finds. */
+function describedGateway(sessionId, store, descriptions, isolation) {
+  const calls = [];
+  const tools = Object.entries(descriptions).map(([name, description]) => ({
+    name,
+    description,
+    execute: (input, ctx) => (calls.push([name, input]), name === 'ask' ? ctx.suspend({}) : { echo: input }),
+  }));
+  return { session: new CodeModeSession({ sessionId, isolation, tools, durableRuns: { store, keys } }), calls };
+}
+
+for (const isolation of ['thread', 'process']) {
+  test(`${isolation}: a replay gets the search results and descriptions the run saw, after a deploy changed them`, async () => {
+    const store = memoryStore();
+    const id = `durable-reads-${isolation}-${++sessions}`;
+    const before = { forecast: 'Weather forecast for a city.', ask: 'Asks a person.' };
+    const first = describedGateway(id, store, before, isolation);
+    const parked = await first.session.exec({
+      code: `
+        const [found] = await catalog.search("weather", { limit: 1 });
+        const { description } = await found.describe();
+        const out = await found({ city: "Oslo" });
+        return { tool: found.toolName, description, city: out.echo.city, approved: await ask({}) };
+      `,
+    });
+    assert.equal(parked.status, 'waiting', JSON.stringify(parked));
+    await first.session.close();
+
+    const afterDeploy = { forecast: 'Temperatures.', umbrella: 'Weather umbrella advice.', ask: 'Asks a person.' };
+    const second = describedGateway(id, store, afterDeploy, isolation);
+    const callId = parked.pendingToolCalls[0].id;
+    assert.equal(await second.session.resolveCall({ runId: parked.runId, callId, value: true }), 'resolved');
+    const done = await second.session.wait({ runId: parked.runId });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.value, { tool: 'forecast', description: 'Weather forecast for a city.', city: 'Oslo', approved: true });
+    assert.deepEqual(second.calls, [], 'the recorded call is not made again');
+    const live = await second.session.exec({ code: 'return (await catalog.search("weather", { limit: 1 }))[0].toolName' });
+    assert.equal(live.value, 'umbrella', 'a new run reads the changed catalog');
+    await second.session.close();
+  });
+}
 
 test('an unknown run answers as today; a session without the run in its store cannot resolve it', async () => {
   const store = memoryStore();

@@ -3,7 +3,8 @@
 //   resume     a run with N recorded calls, parked and closed, resumed by a new session
 //              (a replay in a fresh VM), store round trips timed apart and left out
 //   wait       a same-process wait (the live VM) with durableRuns, against one without
-//   ledger     bytes per ledger entry before sealing, from records of 16 and 256 calls
+//   ledger     bytes per ledger entry before sealing, from records of 16 and 256 calls,
+//              and the bytes of a catalog read (a handle's metadata, a search)
 //   writes     store writes per park and per call that is not replaySafe
 //
 //   node bench/durable.mjs [rounds]      (default 15)
@@ -118,6 +119,17 @@ for (const isolation of SIDES) {
   };
   const perEntry = ((await size(256)) - (await size(16))) / (240 * 2);
   rows.push([`${isolation}: bytes per ledger entry`, `${perEntry.toFixed(1)} B (sealed: the same, plus 33 B a record)`, '≤ 96 B', 'a call {i} and its answer']);
+  // Catalog reads are entries too: a tool's first use reads its handle's metadata once.
+  const parkedSize = async (code) => {
+    const s = session(isolation, store);
+    const bytes = (await store.get((await s.exec({ code })).runId)).bytes.length;
+    await s.close();
+    return bytes;
+  };
+  const bare = await parkedSize('await ask({});');
+  const handle = (await parkedSize('read.description; await ask({});')) - bare;
+  const search = (await parkedSize('await catalog.search("reads", { limit: 1 }); await ask({});')) - bare;
+  rows.push([`${isolation}: catalog read entries`, `${handle} B a handle's metadata; ${search} B a search that found one tool, with its handle`, 'none', 'once per tool used; counted in maxSnapshotBytes']);
 
   // Writes: a park, and calls that are not replaySafe (three at once, then one).
   const w = session(isolation, store);

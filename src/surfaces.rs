@@ -111,6 +111,11 @@ impl Surfaces {
         self.by_key.get(key)
     }
 
+    /// Whether some surface is shown as `name` (`Repo.issues.list`, `nodes.invoke`).
+    pub fn has_name(&self, name: &str) -> bool {
+        self.by_key.values().any(|surface| surface.name == name)
+    }
+
     pub fn global_names(&self) -> Vec<String> {
         self.namespaces
             .iter()
@@ -194,6 +199,9 @@ mod tests {
         let leaf = leaf.map(|l| (l.host_index, l.name.as_str()));
         assert_eq!(leaf, Some((3, "Repo.issues.list")));
         assert_eq!(surfaces.global_names(), ["Repo"]);
+        // A durable run's ledger names a surface call so: adoption checks it still exists.
+        assert!(surfaces.has_name("Repo.issues.list"));
+        assert!(!surfaces.has_name("Repo.issues"));
     }
 
     #[test]

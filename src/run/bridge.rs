@@ -4,7 +4,7 @@
 
 mod journal;
 use super::contracts::ToolContracts;
-use super::ledger::Journal;
+use super::ledger::{Journal, ReadKind};
 use super::nested_calls::{preview, NestedCall};
 use super::output::OutputEntry;
 use super::owner::{self, RunContext};
@@ -14,6 +14,7 @@ use crate::error::{messages, CodeModeError, ErrorCode};
 use crate::guest::natives::Bridge;
 use crate::runtime::timer;
 use parking_lot::Mutex;
+use serde_json::json;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -332,7 +333,9 @@ impl Bridge for CellBridge {
             Some(journal) => {
                 let mut journal = journal.lock();
                 let clock = journal.clock_ms();
-                let issued = journal.issue_timer(id, delay_ms, clock);
+                let issued = journal
+                    .reads_done_before(false, "a timer")
+                    .and_then(|()| journal.issue_timer(id, delay_ms, clock));
                 let bytes = journal.bytes();
                 drop(journal);
                 self.within_record(bytes)?;
@@ -390,27 +393,41 @@ impl Bridge for CellBridge {
     }
 
     fn search(&self, query: &str, limit: u32) -> Result<String, String> {
-        let budget = self.book.lock().output.max_bytes();
-        self.context.search(query, limit, budget)
+        self.read(ReadKind::Search, json!([query, limit]), || {
+            let budget = self.book.lock().output.max_bytes();
+            self.context.search(query, limit, budget)
+        })
     }
 
     fn describe(&self, callable: &str) -> Result<String, String> {
-        self.context.describe(callable)
+        self.read(ReadKind::Describe, json!([callable]), || {
+            self.context.describe(callable)
+        })
     }
 
     fn tool_meta(&self, callable: &str) -> Result<String, String> {
-        self.context.tool_meta(callable)
+        self.read(ReadKind::ToolMeta, json!([callable]), || {
+            self.context.tool_meta(callable)
+        })
     }
 
     fn api_list(&self, prefix: &str) -> String {
-        self.context.api_list(prefix)
+        self.read(ReadKind::ApiList, json!([prefix]), || {
+            Ok(self.context.api_list(prefix))
+        })
+        // Only a divergence (which fails the run) gets here: the guest sees no files.
+        .unwrap_or_else(|_| r#"{"files":[]}"#.to_string())
     }
 
     fn mcp_api(&self, server: &str, tool: Option<&str>, schema: bool) -> Result<String, String> {
-        self.context.mcp_api(server, tool, schema)
+        self.read(ReadKind::McpApi, json!([server, tool, schema]), || {
+            self.context.mcp_api(server, tool, schema)
+        })
     }
 
     fn api_read(&self, path: &str) -> Result<String, String> {
-        self.context.api_read(path)
+        self.read(ReadKind::ApiRead, json!([path]), || {
+            self.context.api_read(path)
+        })
     }
 }

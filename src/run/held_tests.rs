@@ -20,6 +20,7 @@ fn ledger() -> Ledger {
             outcome: paid(),
             clock_ms: 0.0,
         }],
+        ..Ledger::default()
     }
 }
 

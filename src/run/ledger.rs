@@ -3,6 +3,9 @@
 //! per job drain). Replaying it in a fresh VM must issue the same things in the same
 //! order; anything else is a divergence and nothing is dispatched for it.
 
+mod reads;
+pub use reads::{CatalogRead, ReadKind};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -87,6 +90,9 @@ pub struct Ledger {
     pub calls: Vec<IssuedCall>,
     pub timers: Vec<IssuedTimer>,
     pub deliveries: Vec<Delivery>,
+    /// Catalog reads in issue order (`reads.rs`); absent in records made without any.
+    #[serde(rename = "r", default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<CatalogRead>,
 }
 
 /// Whether an issued call or timer is new (dispatch it) or already in the ledger.
@@ -103,6 +109,7 @@ pub struct Journal {
     ledger: Ledger,
     calls_seen: usize,
     timers_seen: usize,
+    reads_seen: usize,
     applied: usize,
     /// How many calls and timers the record had when the replay began: only those can
     /// have been lost with the process that wrote it.
@@ -120,7 +127,8 @@ impl Journal {
     pub fn replay(ledger: Ledger, origin_ms: f64) -> Journal {
         let bytes = ledger.calls.iter().map(call_bytes).sum::<usize>()
             + ledger.timers.len() * ENTRY_BYTES
-            + ledger.deliveries.iter().map(delivery_bytes).sum::<usize>();
+            + ledger.deliveries.iter().map(delivery_bytes).sum::<usize>()
+            + ledger.reads.iter().map(reads::read_bytes).sum::<usize>();
         Journal {
             bytes,
             recorded_calls: ledger.calls.len(),

@@ -44,6 +44,12 @@ impl SessionCore {
         if self.holds(run_id) {
             return Ok(());
         }
+        if let Some(why) = self.missing_tool(&record.ledger) {
+            return Err(CodeModeError::new(
+                ErrorCode::ReplayDivergence,
+                messages::replay_divergence(&why),
+            ));
+        }
         let pending = record.ledger.calls.len();
         let cell = Cell::new(
             self.clone(),
@@ -65,6 +71,44 @@ impl SessionCore {
             return Err(error);
         }
         Ok(())
+    }
+}
+
+impl SessionCore {
+    /// The first recorded call whose tool the live catalog no longer has: its replay
+    /// could not issue that call again, so the run is refused before anything runs.
+    fn missing_tool(&self, ledger: &crate::run::ledger::Ledger) -> Option<String> {
+        let (position, call) = ledger
+            .calls
+            .iter()
+            .enumerate()
+            .find(|(_, call)| !self.knows_callable(&call.callable))?;
+        Some(format!(
+            "the run's call #{} was to {}, which the catalog no longer has",
+            position + 1,
+            call.callable
+        ))
+    }
+
+    /// Whether `callable` (a ledger's name for a tool or host surface) can be called.
+    fn knows_callable(&self, callable: &str) -> bool {
+        if self.catalog.read().by_callable_name(callable).is_some()
+            || self.surfaces.has_name(callable)
+        {
+            return true;
+        }
+        let Some((server, member)) = callable
+            .strip_prefix("MCP.")
+            .and_then(|rest| rest.split_once('.'))
+        else {
+            return false;
+        };
+        let mcp = self.mcp.read();
+        // A server still loading cannot be judged yet; the call itself will tell.
+        !mcp.loading.is_empty()
+            || mcp
+                .server(server)
+                .is_ok_and(|s| s.tool(member).is_ok() || s.op(member).is_ok())
     }
 }
 
@@ -134,5 +178,20 @@ impl SessionCore {
             self.scope.agent_run_id
         ])
         .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_tool_unknown_to_the_catalog_is_missing_and_a_loading_mcp_server_is_not_judged() {
+        let core = super::super::test_core::core_loading_mcp(&["docs"]);
+        assert!(!core.knows_callable("forecast"));
+        assert!(!core.knows_callable("Repo.issues.list"));
+        assert!(
+            core.knows_callable("MCP.docs.search"),
+            "its server is still loading"
+        );
+        core.close();
     }
 }

@@ -288,3 +288,29 @@ fn a_replay_reads_the_clock_and_random_numbers_the_run_read() {
         b.close();
     }
 }
+
+#[test]
+fn a_replay_runs_the_programs_first_jobs_before_its_first_recorded_delivery() {
+    let _serial = serial();
+    for mode in MODES {
+        let id = format!("durable-first-jobs-{mode:?}");
+        // The call is made only after a job turn: the run drained its jobs before the
+        // call's answer came, and its replay must too.
+        let code = "await null; const a = await echo({ n: 1 }); return [a.echo.n, await ask({})];";
+        let (a, _) = durable(mode, &id, &["echo", "ask"]);
+        let parked = exec(&a, code);
+        assert_eq!(parked["status"], "waiting", "{parked}");
+        let run = run_id(&parked);
+        let record = record_and_close(&a, &run);
+        let (b, b_host) = durable(mode, &id, &["echo", "ask"]);
+        b.adopt(&run, record).unwrap();
+        let again = wait(&b, &run);
+        assert_eq!(again["status"], "waiting", "{mode:?}: {again}");
+        assert_eq!(again["pendingToolCalls"][0]["toolName"], "ask", "{again}");
+        assert!(
+            b_host.calls().is_empty(),
+            "{mode:?}: the echo is not made again"
+        );
+        b.close();
+    }
+}

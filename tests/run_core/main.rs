@@ -10,6 +10,7 @@ mod common;
 mod calls;
 mod durable;
 mod durable_property;
+mod durable_reads;
 mod external;
 mod fake_owner;
 mod lifecycle;

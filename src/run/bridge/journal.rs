@@ -3,7 +3,7 @@
 
 use super::CellBridge;
 use crate::error::{messages, CodeModeError, ErrorCode};
-use crate::run::ledger::Issued;
+use crate::run::ledger::{Issued, ReadKind};
 
 impl CellBridge {
     /// A durable run's call, checked against or added to its journal: true when the
@@ -19,6 +19,11 @@ impl CellBridge {
             return Ok(false);
         };
         let mut journal = journal.lock();
+        let what = format!("a call ({})", tool.callable_name);
+        if let Err(why) = journal.reads_done_before(true, &what) {
+            drop(journal);
+            return self.issued(Err(why));
+        }
         let issued = journal.issue_call(
             bridge_id,
             call_id,
@@ -30,6 +35,36 @@ impl CellBridge {
         drop(journal);
         self.within_record(bytes)?;
         self.issued(issued)
+    }
+
+    /// A catalog read: a durable run's replay is answered from its ledger, a live read is
+    /// asked of the catalog and recorded. `args` is the read's arguments as a JSON array.
+    pub(super) fn read(
+        &self,
+        kind: ReadKind,
+        args: serde_json::Value,
+        live: impl FnOnce() -> Result<String, String>,
+    ) -> Result<String, String> {
+        let Some(journal) = &self.journal else {
+            return live();
+        };
+        let args = args.to_string();
+        let recorded = journal.lock().recorded_read(kind, &args);
+        match recorded {
+            Ok(Some(answer)) => answer,
+            Ok(None) => {
+                // Asked without the journal's lock: the catalog takes locks of its own.
+                let answer = live();
+                let bytes = {
+                    let mut journal = journal.lock();
+                    journal.record_read(kind, &args, &answer);
+                    journal.bytes()
+                };
+                self.within_record(bytes)?;
+                answer
+            }
+            Err(why) => self.issued(Err(why)).map(|_| String::new()),
+        }
     }
 
     /// A durable run's record stays within `maxSnapshotBytes`: past it, the call is

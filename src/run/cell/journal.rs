@@ -47,6 +47,9 @@ pub(super) struct Durable {
     restart_safe: bool,
     /// Set once the record is used up and its calls still out were taken up.
     live: AtomicBool,
+    /// Set once the fresh VM's first jobs ran: the run drained them before anything was
+    /// delivered, so a replay must too (an `await` before the first call).
+    drained: AtomicBool,
 }
 
 impl Durable {
@@ -63,6 +66,7 @@ impl Durable {
             code: code.to_string(),
             restart_safe,
             live: AtomicBool::new(fresh),
+            drained: AtomicBool::new(false),
         }
     }
 }
@@ -83,7 +87,9 @@ impl Cell {
     /// replaying, else (after taking up what the record left out) one live delivery.
     pub(super) fn durable_step(self: &Arc<Self>, durable: &Durable, vm: &VmHandle) {
         if durable.journal.lock().replaying() {
-            self.replay_one(durable, vm);
+            if durable.drained.swap(true, Ordering::SeqCst) {
+                self.replay_one(durable, vm);
+            }
             return;
         }
         if !durable.live.swap(true, Ordering::SeqCst) {
