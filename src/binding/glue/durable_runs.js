@@ -100,7 +100,10 @@
   // A process that takes the run over reads the note, never waiting on this one.
   function running(runId, callId) {
     const every = Math.max(250, Math.floor(natives.leaseMs() / 3));
-    const held = { version: null, timer: setInterval(() => note(callId, held, null, ""), every) };
+    // A tool that never settles is renewed no longer than a parked run can live.
+    const lastRenewal = Date.now() + ttlSeconds * 1000;
+    const renew = () => (Date.now() > lastRenewal ? clearInterval(held.timer) : note(callId, held, null, ""));
+    const held = { version: null, timer: setInterval(renew, every) };
     if (typeof held.timer.unref === "function") held.timer.unref();
     heldCalls.set(callId, held);
   }
