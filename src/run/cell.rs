@@ -9,6 +9,7 @@ mod external;
 mod inbox;
 mod journal;
 mod placement;
+mod replay;
 mod take_up;
 mod verdict;
 

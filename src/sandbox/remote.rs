@@ -24,6 +24,10 @@ use std::time::Duration;
 
 mod clock;
 mod direct;
+mod replay;
+pub use replay::{
+    ReplayStep, Replayed, MAX_BATCH_BYTES, MAX_BATCH_DELIVERIES, REPLAYED_IN_BATCHES,
+};
 
 /// Steps a VM may have waiting for its next command (refused calls, host replies, timer
 /// fires); past it the sandbox is making calls no turn of a real guest could.
@@ -255,8 +259,11 @@ impl RemoteVm {
         let mut done = self.run_once(steps)?;
         while self.link.refused.swap(false, Ordering::SeqCst) || self.unapplied() {
             let (started, map) = (done.started.take(), done.map.take());
+            let missed = done.landed_before_miss;
             done = self.run_once([Step::DrainJobs])?;
             (done.started, done.map) = (started, map);
+            // A follow-up applies no delivery of its own: the first command's count stands.
+            done.landed_before_miss = missed.or(done.landed_before_miss.map(|_| 0));
         }
         Some(done)
     }

@@ -9,6 +9,7 @@ mod common;
 
 mod calls;
 mod durable;
+mod durable_batch;
 mod durable_property;
 mod external;
 mod fake_owner;

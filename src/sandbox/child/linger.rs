@@ -3,11 +3,8 @@
 //! end). Answers then come as `Apply` frames, so the addon's pool worker stays asleep.
 
 use super::super::wire::Step;
+pub(super) use super::super::wire::OWN_CALL_ID;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-
-/// Host-call ids the sandbox assigns have this bit set, so they never meet the ids the
-/// addon assigns (yields).
-pub(super) const OWN_CALL_ID: u32 = 1 << 31;
 
 /// Shared by a VM's proxy bridge, which counts, and its commands, which read.
 #[derive(Default)]
