@@ -72,6 +72,8 @@ struct Link {
     turn: Mutex<OpenTurn>,
     /// How long the next command may linger for host replies (see `ToChild::Run`).
     linger_ns: AtomicU64,
+    /// The commands under way are a replay's batch: see `ToChild::Run::hold_calls`.
+    hold_calls: AtomicBool,
     /// A command is out: set before its clock reads the abort flag, cleared by its `Done`.
     /// An abort while none is out needs no frame: the next command carries the flag.
     out: AtomicBool,
@@ -94,6 +96,7 @@ impl RemoteVm {
             refused_calls: AtomicUsize::new(0),
             turn: Mutex::new(OpenTurn::default()),
             linger_ns: AtomicU64::new(0),
+            hold_calls: AtomicBool::new(false),
             out: AtomicBool::new(false),
         });
         let shared = link.clone();
@@ -295,6 +298,7 @@ impl RemoteVm {
             vm: self.link.vm,
             clock,
             linger_ns: self.link.linger_ns.load(Ordering::SeqCst),
+            hold_calls: self.link.hold_calls.load(Ordering::SeqCst),
             steps: all,
         };
         if !self.process.command(self.link.vm, &message) {

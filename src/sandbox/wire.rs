@@ -39,6 +39,11 @@ pub enum ToChild {
         clock: Clock,
         #[serde(default)]
         linger_ns: u64,
+        /// The guest's host calls need not go before the command's `Done` (a replay's
+        /// batch, whose calls the addon only matches against its record): they travel in
+        /// as few writes as the buffer allows instead of one each.
+        #[serde(default)]
+        hold_calls: bool,
         steps: Vec<Step>,
     },
     /// A host call's answer (`Settle` or `Refuse`) sent while VM `vm`'s command is open:

@@ -20,6 +20,8 @@ pub(super) struct Job {
     pub(super) guest: Arc<Guest>,
     pub(super) clock: Clock,
     pub(super) linger: Duration,
+    /// See `ToChild::Run`.
+    pub(super) hold_calls: bool,
     pub(super) steps: Vec<Step>,
 }
 
@@ -113,6 +115,7 @@ impl Guest {
         let Job {
             clock,
             linger,
+            hold_calls,
             steps,
             ..
         } = job;
@@ -136,11 +139,13 @@ impl Guest {
             applied: 0,
             landed_before_miss: None,
         };
-        self.outstanding.begin();
+        self.outstanding.begin(hold_calls);
         self.landed.store(0, Ordering::SeqCst);
         // Answers that came after the last command ended were sent before this one.
         let mut steps: Vec<Step> = self.take_applies().chain(steps).collect();
-        let lingers = matches!(steps.last(), Some(Step::DrainJobs)) && !linger.is_zero();
+        // Calls held for the `Done` cannot be answered before it: no lingering for them.
+        let lingers =
+            matches!(steps.last(), Some(Step::DrainJobs)) && !linger.is_zero() && !hold_calls;
         let mut going = true;
         for step in steps.drain(..) {
             if !self.step(&mut slot, step, &mut done, out, spare) {

@@ -14,6 +14,8 @@ pub(super) struct Outstanding {
     /// The guest armed a timer, yielded or ended in this command: only the addon's turn
     /// can act on that, so the command must end rather than wait.
     stop: AtomicBool,
+    /// The command's host calls may wait in the buffer for its `Done` (`ToChild::Run`).
+    hold_calls: AtomicBool,
 }
 
 impl Outstanding {
@@ -39,8 +41,14 @@ impl Outstanding {
     }
 
     /// A new command starts: what stopped the last one is the addon's to handle now.
-    pub(super) fn begin(&self) {
+    pub(super) fn begin(&self, hold_calls: bool) {
         self.stop.store(false, Ordering::SeqCst);
+        self.hold_calls.store(hold_calls, Ordering::SeqCst);
+    }
+
+    /// Whether a host call may wait in the buffer for the command's `Done`.
+    pub(super) fn holds_calls(&self) -> bool {
+        self.hold_calls.load(Ordering::SeqCst)
     }
 
     /// Whether the guest waits only on host calls, so the command may wait for answers.
@@ -68,7 +76,7 @@ mod tests {
         assert!(out.awaits_calls());
         out.stop();
         assert!(!out.awaits_calls());
-        out.begin();
+        out.begin(false);
         assert!(out.awaits_calls());
         out.answered(&Step::Refuse {
             id: OWN_CALL_ID | 1,

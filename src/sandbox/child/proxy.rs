@@ -141,7 +141,7 @@ impl Bridge for ProxyBridge {
             target: target.into(),
             input_json,
         };
-        self.send(call, true)
+        self.send(call, !self.outstanding.holds_calls())
             .map_err(|bytes| self.too_large(bytes))?;
         self.next_call
             .store(n.wrapping_add(1), std::sync::atomic::Ordering::Relaxed);

@@ -103,7 +103,10 @@ impl RemoteVm {
             command.push(Step::DrainJobs);
         }
         REPLAYED_IN_BATCHES.fetch_add(sent as u64, Ordering::Relaxed);
-        let done = self.run(command)?;
+        self.link.hold_calls.store(true, Ordering::SeqCst);
+        let done = self.run(command);
+        self.link.hold_calls.store(false, Ordering::SeqCst);
+        let done = done?;
         // Every call the guest made in the command was started before its `Done` was read:
         // each reply must have gone to the id its call got, and found it waiting.
         let mut calls = self.link.calls.lock();
