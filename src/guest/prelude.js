@@ -413,12 +413,14 @@
         (e) => native.finish(false, formatError(e)),
       ]);
     },
+    // Says whether a call was waiting: a replay's recorded answers must all land.
     settle(id, ok, text) {
       const entry = apply(mapGet, pending, [id]);
-      if (entry === undefined) return;
+      if (entry === undefined) return false;
       apply(mapDelete, pending, [id]);
       if (ok) entry.resolve(parse(text));
       else entry.reject(makeHostError(parse(text)));
+      return true;
     },
     refuse(id, message) {
       const entry = apply(mapGet, pending, [id]);
@@ -428,13 +430,14 @@
     },
     fireTimer(id) {
       const timer = apply(mapGet, timers, [id]);
-      if (timer === undefined) return;
+      if (timer === undefined) return false;
       apply(mapDelete, timers, [id]);
       try {
         apply(timer.callback, undefined, timer.args);
       } catch (e) {
         native.fail(formatError(e));
       }
+      return true;
     },
     track(promise, reason, handled) {
       if (handled) apply(mapDelete, unhandled, [promise]);

@@ -215,11 +215,13 @@ impl Vm {
         })
     }
 
-    /// Delivers a host result to the promise waiting on bridge id `id`.
-    pub fn settle(&self, id: u32, ok: bool, payload: &str) {
+    /// Delivers a host result to the promise waiting on bridge id `id`: false if none was
+    /// waiting (a sandbox reports it: a replay's recorded answers must all land).
+    pub fn settle(&self, id: u32, ok: bool, payload: &str) -> bool {
         self.context.with(|ctx| {
-            let _: rquickjs::Result<Value> = call_internal(&ctx, "settle", (id, ok, payload));
-        });
+            let landed: rquickjs::Result<Value> = call_internal(&ctx, "settle", (id, ok, payload));
+            landed_somewhere(&landed)
+        })
     }
 
     /// Rejects the promise waiting on bridge id `id` with `Error(message)`: a call the host
@@ -230,11 +232,13 @@ impl Vm {
         });
     }
 
-    /// Runs the callback of guest timer `id` (a no-op if it was cleared).
-    pub fn fire_timer(&self, id: u32) {
+    /// Runs the callback of guest timer `id` (a no-op if it was cleared): false if no such
+    /// timer was waiting.
+    pub fn fire_timer(&self, id: u32) -> bool {
         self.context.with(|ctx| {
-            let _: rquickjs::Result<Value> = call_internal(&ctx, "fireTimer", (id,));
-        });
+            let landed: rquickjs::Result<Value> = call_internal(&ctx, "fireTimer", (id,));
+            landed_somewhere(&landed)
+        })
     }
 
     /// Runs queued promise jobs until none is left or the interrupt handler stopped the
@@ -302,6 +306,12 @@ fn stack_position(stack: &str, file: &str) -> (u32, u32) {
     let line = numbers.next().unwrap_or(1);
     let column = numbers.next().unwrap_or(1);
     (line, column)
+}
+
+/// Whether `settle` or `fireTimer` found what it answers: only a plain `false` says not
+/// (a call that threw, an interrupted guest say, is judged by the caller's checks).
+fn landed_somewhere(landed: &rquickjs::Result<Value<'_>>) -> bool {
+    !matches!(landed, Ok(value) if value.as_bool() == Some(false))
 }
 
 fn call_internal<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> rquickjs::Result<R>

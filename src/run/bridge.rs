@@ -164,7 +164,16 @@ impl CellBridge {
                 })
                 .sum::<u64>()
         };
-        let over = if book.queue.len() >= MAX_QUEUED {
+        // A replay's calls and timers are the record's, bounded by its size: a sandbox that
+        // gets many recorded answers in one command makes them all before the run's book
+        // frees the slots those answers free (run/cell/replay.rs).
+        let recorded = matches!(
+            item,
+            Queued::Tool { recorded: true, .. } | Queued::Timer { recorded: true, .. }
+        );
+        let over = if recorded {
+            None
+        } else if book.queue.len() >= MAX_QUEUED {
             Some(format!("{} ordinary requests queued", book.queue.len() + 1))
         } else {
             let bytes = queued_bytes();
@@ -283,14 +292,18 @@ impl Bridge for CellBridge {
         let called = catch_unwind(AssertUnwindSafe(|| {
             self.call_contained(method, target, input_json)
         }));
-        called.unwrap_or_else(|_| {
+        let called = called.unwrap_or_else(|_| {
             let message = "internal error: the code mode engine hit a bug and contained it; the cell was stopped.";
             self.book
                 .lock()
                 .fatal
                 .get_or_insert_with(|| CodeModeError::internal(message));
             Err(message.to_string())
-        })
+        });
+        if called.is_err() {
+            self.journal_refusal();
+        }
+        called
     }
 
     fn output(&self, kind: u8, text: String) {

@@ -10,6 +10,7 @@ mod held;
 mod inbox;
 mod journal;
 mod placement;
+mod replay;
 mod take_up;
 mod verdict;
 

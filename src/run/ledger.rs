@@ -93,6 +93,22 @@ pub struct Ledger {
     /// Catalog reads in issue order (`reads.rs`); absent in records made without any.
     #[serde(rename = "r", default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<CatalogRead>,
+    /// Known: the run had no call refused (an unknown tool, say), so a call's position in
+    /// `calls` is its position among all the calls the guest made, and a sandboxed replay
+    /// may send its answers ahead of the calls. Records without it (older ones) or with a
+    /// refusal replay one delivery per drain.
+    #[serde(rename = "a", default, skip_serializing_if = "is_false")]
+    pub all_accepted: bool,
+}
+
+impl Ledger {
+    /// The ledger a new run starts with: nothing recorded, nothing refused yet.
+    pub fn fresh() -> Ledger {
+        Ledger {
+            all_accepted: true,
+            ..Ledger::default()
+        }
+    }
 }
 
 /// Whether an issued call or timer is new (dispatch it) or already in the ledger.
@@ -206,6 +222,35 @@ impl Journal {
         self.ledger.calls.push(call);
         self.calls_seen += 1;
         Ok(Issued::Live)
+    }
+
+    /// A call the guest made was refused (never issued). While a record that had none
+    /// is replayed, that is a divergence (its catalog lost a tool, say); otherwise the
+    /// ledger no longer says every call was accepted.
+    pub fn refused_call(&mut self) -> Result<(), String> {
+        if self.replaying() && self.ledger.all_accepted {
+            let recorded = self.ledger.calls.get(self.calls_seen);
+            return Err(format!(
+                "the run's call #{} ({}) was refused now and accepted when it was recorded (is a tool it called gone?)",
+                self.calls_seen + 1,
+                recorded.map_or("none recorded", |call| call.callable.as_str())
+            ));
+        }
+        self.ledger.all_accepted = false;
+        Ok(())
+    }
+
+    /// Whether every call the recorded run made was accepted (see [`Ledger::all_accepted`]).
+    pub fn all_accepted(&self) -> bool {
+        self.ledger.all_accepted
+    }
+
+    /// The recorded deliveries the VM has not had yet.
+    pub fn recorded_ahead(&self) -> &[Delivery] {
+        self.ledger
+            .deliveries
+            .get(self.applied..)
+            .unwrap_or_default()
     }
 
     /// The guest started timer `id`.

@@ -160,3 +160,44 @@ fn a_ledger_round_trips_through_json() {
     let back: Ledger = serde_json::from_str(&text).unwrap();
     assert_eq!(back, ledger);
 }
+
+#[test]
+fn a_refusal_clears_all_accepted_live_and_diverges_while_a_record_that_had_none_replays() {
+    let mut live = Journal::replay(Ledger::fresh(), 0.0);
+    assert!(live.all_accepted());
+    assert_eq!(live.refused_call(), Ok(()));
+    assert!(
+        !live.all_accepted(),
+        "the record now says a call was refused"
+    );
+
+    let mut ledger = recorded();
+    ledger.all_accepted = true;
+    let mut replay = Journal::replay(ledger, 0.0);
+    replay
+        .issue_call(1, "r:1", "a", r#"{"x":1,"y":2}"#, false)
+        .unwrap();
+    let why = replay.refused_call().unwrap_err();
+    assert!(why.contains("call #2 (b) was refused now"), "{why}");
+
+    // A record that had refusals, or says nothing of them, replays them as it goes.
+    let mut unknown = Journal::replay(recorded(), 0.0);
+    assert!(!unknown.all_accepted());
+    assert_eq!(unknown.refused_call(), Ok(()));
+}
+
+#[test]
+fn all_accepted_is_written_only_when_known_and_an_older_record_reads_as_unknown() {
+    let mut ledger = recorded();
+    let text = serde_json::to_string(&ledger).unwrap();
+    assert!(!text.contains(r#""a":"#), "{text}");
+    let back: Ledger = serde_json::from_str(&text).unwrap();
+    assert!(
+        !back.all_accepted,
+        "a record without the field is not batched"
+    );
+    ledger.all_accepted = true;
+    let text = serde_json::to_string(&ledger).unwrap();
+    assert!(text.contains(r#""a":true"#), "{text}");
+    assert_eq!(serde_json::from_str::<Ledger>(&text).unwrap(), ledger);
+}

@@ -2,6 +2,7 @@
 //! (`"process"`): one set of calls, so the cell does not care which.
 
 use super::remote::RemoteVm;
+pub use super::remote::{ReplayStep, Replayed};
 use crate::guest::control::Control;
 use crate::guest::natives::Bridge;
 use crate::guest::vm::{Determinism, StartError, Vm, VmLimits};
@@ -65,15 +66,35 @@ impl VmHandle {
 
     pub fn settle(&self, id: u32, ok: bool, payload: &str) {
         match self {
-            VmHandle::Thread(vm) => vm.settle(id, ok, payload),
+            VmHandle::Thread(vm) => {
+                vm.settle(id, ok, payload);
+            }
             VmHandle::Process(vm) => vm.settle(id, ok, payload),
         }
     }
 
     pub fn fire_timer(&self, id: u32) {
         match self {
-            VmHandle::Thread(vm) => vm.fire_timer(id),
+            VmHandle::Thread(vm) => {
+                vm.fire_timer(id);
+            }
             VmHandle::Process(vm) => vm.fire_timer(id),
+        }
+    }
+
+    /// Whether recorded deliveries go in batches ([`VmHandle::replay_batch`]): a sandboxed
+    /// VM's drain costs a command each; in this process one delivery per drain is cheap.
+    pub fn batches_replay(&self) -> bool {
+        matches!(self, VmHandle::Process(_))
+    }
+
+    /// Applies the first recorded deliveries of `steps` in one command, each followed by a
+    /// job drain, and says how many went and landed; `None` for a VM in this process (it
+    /// does not batch) or a sandbox that did not answer (its VM is lost).
+    pub fn replay_batch(&self, steps: &[ReplayStep]) -> Option<Replayed> {
+        match self {
+            VmHandle::Thread(_) => None,
+            VmHandle::Process(vm) => vm.replay_batch(steps),
         }
     }
 

@@ -24,6 +24,10 @@ use std::time::Duration;
 
 mod clock;
 mod direct;
+mod replay;
+pub use replay::{
+    ReplayStep, Replayed, MAX_BATCH_BYTES, MAX_BATCH_DELIVERIES, REPLAYED_IN_BATCHES,
+};
 
 /// Steps a VM may have waiting for its next command (refused calls, host replies, timer
 /// fires); past it the sandbox is making calls no turn of a real guest could.
@@ -68,6 +72,8 @@ struct Link {
     turn: Mutex<OpenTurn>,
     /// How long the next command may linger for host replies (see `ToChild::Run`).
     linger_ns: AtomicU64,
+    /// The commands under way are a replay's batch: see `ToChild::Run::hold_calls`.
+    hold_calls: AtomicBool,
     /// A command is out: set before its clock reads the abort flag, cleared by its `Done`.
     /// An abort while none is out needs no frame: the next command carries the flag.
     out: AtomicBool,
@@ -90,6 +96,7 @@ impl RemoteVm {
             refused_calls: AtomicUsize::new(0),
             turn: Mutex::new(OpenTurn::default()),
             linger_ns: AtomicU64::new(0),
+            hold_calls: AtomicBool::new(false),
             out: AtomicBool::new(false),
         });
         let shared = link.clone();
@@ -255,8 +262,11 @@ impl RemoteVm {
         let mut done = self.run_once(steps)?;
         while self.link.refused.swap(false, Ordering::SeqCst) || self.unapplied() {
             let (started, map) = (done.started.take(), done.map.take());
+            let missed = done.landed_before_miss;
             done = self.run_once([Step::DrainJobs])?;
             (done.started, done.map) = (started, map);
+            // A follow-up applies no delivery of its own: the first command's count stands.
+            done.landed_before_miss = missed.or(done.landed_before_miss.map(|_| 0));
         }
         Some(done)
     }
@@ -288,6 +298,7 @@ impl RemoteVm {
             vm: self.link.vm,
             clock,
             linger_ns: self.link.linger_ns.load(Ordering::SeqCst),
+            hold_calls: self.link.hold_calls.load(Ordering::SeqCst),
             steps: all,
         };
         if !self.process.command(self.link.vm, &message) {

@@ -16,6 +16,17 @@ pub const EXIT_PARSE_OVERRUN: i32 = 75;
 /// The addon's cap on the other direction comes from the session's limits.
 pub const MAX_FRAME: usize = 1 << 30;
 
+/// Host-call ids the sandbox assigns have this bit set, so they never meet the ids the
+/// addon assigns (yields, timers).
+pub const OWN_CALL_ID: u32 = 1 << 31;
+
+/// The sandbox's id for the `n`th host call its guest sent the addon since its bind (from
+/// 0, counting refused calls too): how a replay addresses a recorded reply before the
+/// call is made again.
+pub fn own_call_id(n: u32) -> u32 {
+    OWN_CALL_ID | (n & !OWN_CALL_ID)
+}
+
 /// Addon → sandbox.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToChild {
@@ -28,6 +39,11 @@ pub enum ToChild {
         clock: Clock,
         #[serde(default)]
         linger_ns: u64,
+        /// The guest's host calls need not go before the command's `Done` (a replay's
+        /// batch, whose calls the addon only matches against its record): they travel in
+        /// as few writes as the buffer allows instead of one each.
+        #[serde(default)]
+        hold_calls: bool,
         steps: Vec<Step>,
     },
     /// A host call's answer (`Settle` or `Refuse`) sent while VM `vm`'s command is open:
@@ -124,6 +140,11 @@ pub struct Done {
     /// [`ToChild::Apply`] frames this VM has applied so far, in every command.
     #[serde(default)]
     pub applied: u64,
+    /// How many `Settle` and `FireTimer` steps of this command found their call or timer
+    /// waiting before the first that did not (not made yet, or answered already); `None`
+    /// when all did. A replay's deliveries must all land.
+    #[serde(default)]
+    pub landed_before_miss: Option<u32>,
 }
 
 /// The VM's state after a command.

@@ -9,6 +9,7 @@ mod common;
 
 mod calls;
 mod durable;
+mod durable_batch;
 mod durable_property;
 mod durable_reads;
 mod external;

@@ -67,6 +67,15 @@ impl CellBridge {
         }
     }
 
+    /// A call of a durable run's guest was refused: its journal learns it (a replay of a
+    /// record that had none there diverges).
+    pub(super) fn journal_refusal(&self) {
+        if let Some(journal) = &self.journal {
+            let refused = journal.lock().refused_call();
+            let _ = self.issued(refused.map(|()| Issued::Live));
+        }
+    }
+
     /// A durable run's record stays within `maxSnapshotBytes`: past it, the call is
     /// refused and the run fails (its ledger would grow outside the VM's memory limit).
     pub(super) fn within_record(&self, bytes: usize) -> Result<(), String> {

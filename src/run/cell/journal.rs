@@ -33,7 +33,7 @@ impl DurableStart {
                 seed: u64::from_le_bytes(seed),
                 origin_ms: unix_ms(),
             },
-            ledger: Ledger::default(),
+            ledger: Ledger::fresh(),
         }
     }
 }
@@ -88,7 +88,7 @@ impl Cell {
     pub(super) fn durable_step(self: &Arc<Self>, durable: &Durable, vm: &VmHandle) {
         if durable.journal.lock().replaying() {
             if durable.drained.swap(true, Ordering::SeqCst) {
-                self.replay_one(durable, vm);
+                self.replay(durable, vm);
             }
             return;
         }
@@ -122,46 +122,6 @@ impl Cell {
                 "the program ended before its record was used up",
             ))),
             verdict => verdict,
-        }
-    }
-
-    fn replay_one(&self, durable: &Durable, vm: &VmHandle) {
-        let Some(next) = durable.journal.lock().next_recorded().cloned() else {
-            return;
-        };
-        let applied = match &next {
-            Delivery::Reply {
-                bridge_id, outcome, ..
-            } => {
-                let mut book = self.book.lock();
-                if matches!(book.yield_request, Some((id, _)) if id == *bridge_id) {
-                    book.yield_request = None;
-                    book.expect_reply(*bridge_id);
-                }
-                let settled = book.settle_call(*bridge_id, &host_outcome(outcome));
-                drop(book);
-                if settled {
-                    vm.set_clock(next.clock_ms());
-                    vm.settle(*bridge_id, outcome.ok, &outcome.payload);
-                }
-                settled
-            }
-            Delivery::Timer { id, .. } => {
-                let started = self.book.lock().timers.remove(id).is_some();
-                if started {
-                    vm.set_clock(next.clock_ms());
-                    vm.fire_timer(*id);
-                }
-                started
-            }
-        };
-        if !applied {
-            self.diverge("its record answers a call or timer the program has not made");
-            return;
-        }
-        durable.journal.lock().applied_recorded();
-        if let Some(bridge) = self.bridge.get() {
-            bridge.admit();
         }
     }
 

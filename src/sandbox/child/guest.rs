@@ -11,7 +11,7 @@ use crate::guest::vm::{Vm, VmLimits};
 use crate::runtime::spare_vms::Spares;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +20,8 @@ pub(super) struct Job {
     pub(super) guest: Arc<Guest>,
     pub(super) clock: Clock,
     pub(super) linger: Duration,
+    /// See `ToChild::Run`.
+    pub(super) hold_calls: bool,
     pub(super) steps: Vec<Step>,
 }
 
@@ -39,6 +41,8 @@ pub(super) struct Guest {
     applies: (Sender<Option<Step>>, Receiver<Option<Step>>),
     /// `Apply` frames applied so far, reported in every `Done`.
     applied: AtomicU64,
+    /// `Settle` and `FireTimer` steps of the command under way that landed so far.
+    landed: AtomicU32,
     outstanding: Arc<Outstanding>,
 }
 
@@ -51,6 +55,7 @@ fn refuse_and_exit(vm: u64, out: &Out) {
         first_unhandled: None,
         figures: Figures::default(),
         applied: 0,
+        landed_before_miss: None,
     };
     let _ = write_frame(&mut *out.lock(), &FromChild::Done { vm, done });
     // SAFETY: `_exit` ends the process without running anything else; the addon reports
@@ -83,6 +88,7 @@ impl Guest {
             max_frame: std::sync::atomic::AtomicUsize::new(super::super::wire::MAX_FRAME),
             applies: crossbeam_channel::unbounded(),
             applied: AtomicU64::new(0),
+            landed: AtomicU32::new(0),
             outstanding: Arc::new(Outstanding::default()),
         })
     }
@@ -109,6 +115,7 @@ impl Guest {
         let Job {
             clock,
             linger,
+            hold_calls,
             steps,
             ..
         } = job;
@@ -130,11 +137,15 @@ impl Guest {
             first_unhandled: None,
             figures: Figures::default(),
             applied: 0,
+            landed_before_miss: None,
         };
-        self.outstanding.begin();
+        self.outstanding.begin(hold_calls);
+        self.landed.store(0, Ordering::SeqCst);
         // Answers that came after the last command ended were sent before this one.
         let mut steps: Vec<Step> = self.take_applies().chain(steps).collect();
-        let lingers = matches!(steps.last(), Some(Step::DrainJobs)) && !linger.is_zero();
+        // Calls held for the `Done` cannot be answered before it: no lingering for them.
+        let lingers =
+            matches!(steps.last(), Some(Step::DrainJobs)) && !linger.is_zero() && !hold_calls;
         let mut going = true;
         for step in steps.drain(..) {
             if !self.step(&mut slot, step, &mut done, out, spare) {
@@ -264,13 +275,31 @@ impl Guest {
                 done.started = Some(started);
                 return ok;
             }
-            Step::Settle { id, ok, payload } => vm.settle(id, ok, &payload),
-            Step::FireTimer { id } => vm.fire_timer(id),
+            Step::Settle { id, ok, payload } => {
+                let landed = vm.settle(id, ok, &payload);
+                self.count_landing(done, landed);
+            }
+            Step::FireTimer { id } => {
+                let landed = vm.fire_timer(id);
+                self.count_landing(done, landed);
+            }
             Step::Refuse { id, message } => vm.refuse(id, &message),
             Step::DrainJobs => vm.drain_jobs(&self.control),
             Step::FirstUnhandled => done.first_unhandled = vm.first_unhandled_rejection(),
         }
         self.control.interrupt() == Interrupt::None
+    }
+
+    /// A `Settle` or `FireTimer` step found what it answers, or did not: `Done` says how
+    /// many landed before the first miss.
+    fn count_landing(&self, done: &mut Done, landed: bool) {
+        if done.landed_before_miss.is_none() {
+            if landed {
+                self.landed.fetch_add(1, Ordering::SeqCst);
+            } else {
+                done.landed_before_miss = Some(self.landed.load(Ordering::SeqCst));
+            }
+        }
     }
 
     fn bind(

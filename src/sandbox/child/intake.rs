@@ -241,6 +241,7 @@ impl Intake {
                 vm,
                 clock,
                 linger_ns,
+                hold_calls,
                 steps,
             } => {
                 let guest = self
@@ -253,6 +254,7 @@ impl Intake {
                     guest,
                     clock,
                     linger: Duration::from_nanos(linger_ns).min(MAX_LINGER),
+                    hold_calls,
                     steps,
                 });
             }

@@ -3,11 +3,8 @@
 //! end). Answers then come as `Apply` frames, so the addon's pool worker stays asleep.
 
 use super::super::wire::Step;
+pub(super) use super::super::wire::OWN_CALL_ID;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-
-/// Host-call ids the sandbox assigns have this bit set, so they never meet the ids the
-/// addon assigns (yields).
-pub(super) const OWN_CALL_ID: u32 = 1 << 31;
 
 /// Shared by a VM's proxy bridge, which counts, and its commands, which read.
 #[derive(Default)]
@@ -17,6 +14,8 @@ pub(super) struct Outstanding {
     /// The guest armed a timer, yielded or ended in this command: only the addon's turn
     /// can act on that, so the command must end rather than wait.
     stop: AtomicBool,
+    /// The command's host calls may wait in the buffer for its `Done` (`ToChild::Run`).
+    hold_calls: AtomicBool,
 }
 
 impl Outstanding {
@@ -42,8 +41,14 @@ impl Outstanding {
     }
 
     /// A new command starts: what stopped the last one is the addon's to handle now.
-    pub(super) fn begin(&self) {
+    pub(super) fn begin(&self, hold_calls: bool) {
         self.stop.store(false, Ordering::SeqCst);
+        self.hold_calls.store(hold_calls, Ordering::SeqCst);
+    }
+
+    /// Whether a host call may wait in the buffer for the command's `Done`.
+    pub(super) fn holds_calls(&self) -> bool {
+        self.hold_calls.load(Ordering::SeqCst)
     }
 
     /// Whether the guest waits only on host calls, so the command may wait for answers.
@@ -71,7 +76,7 @@ mod tests {
         assert!(out.awaits_calls());
         out.stop();
         assert!(!out.awaits_calls());
-        out.begin();
+        out.begin(false);
         assert!(out.awaits_calls());
         out.answered(&Step::Refuse {
             id: OWN_CALL_ID | 1,

@@ -1,8 +1,8 @@
 //! The guest's natives inside the sandbox: each `Bridge` call becomes a request to the
 //! addon, and calls that return something wait for its reply.
 
-use super::super::wire::{write_body, BridgeReply, BridgeRequest, FromChild};
-use super::linger::{Outstanding, OWN_CALL_ID};
+use super::super::wire::{own_call_id, write_body, BridgeReply, BridgeRequest, FromChild};
+use super::linger::Outstanding;
 use super::Out;
 use crate::guest::natives::Bridge;
 use crossbeam_channel::Receiver;
@@ -131,18 +131,20 @@ impl ProxyBridge {
 
 impl Bridge for ProxyBridge {
     fn call(&self, method: &str, target: &str, input_json: String) -> Result<u32, String> {
-        let n = self
-            .next_call
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let id = OWN_CALL_ID | (n & !OWN_CALL_ID);
+        // Only calls the addon sees are counted: a replay addresses recorded replies by
+        // this count (`wire::own_call_id`), and the guest's thread is the only caller.
+        let n = self.next_call.load(std::sync::atomic::Ordering::Relaxed);
+        let id = own_call_id(n);
         let call = BridgeRequest::Call {
             id,
             method: method.into(),
             target: target.into(),
             input_json,
         };
-        self.send(call, true)
+        self.send(call, !self.outstanding.holds_calls())
             .map_err(|bytes| self.too_large(bytes))?;
+        self.next_call
+            .store(n.wrapping_add(1), std::sync::atomic::Ordering::Relaxed);
         self.outstanding.called();
         Ok(id)
     }
