@@ -7,6 +7,7 @@ use crate::common::hosts::{Answer, Behaviour, FakeHost};
 use crate::common::settle::serial;
 use crate::common::{run_id, session_with, tool};
 use crate::{exec, wait};
+use codemode_native::error::ErrorCode;
 use codemode_native::run::ledger::Outcome;
 use codemode_native::run::record::RunRecord;
 use codemode_native::run::state::external::Resolution;
@@ -301,20 +302,28 @@ const SEQUENTIAL: &str = r#"
 "#;
 
 #[test]
-fn a_catalog_that_lost_a_tool_the_record_calls_fails_the_replay_and_dispatches_nothing() {
+fn a_catalog_that_lost_a_tool_the_record_calls_is_refused_before_any_batch() {
     let _serial = serial();
     for mode in MODES {
         let id = format!("durable-batch-lost-{mode:?}");
-        let record = parked_record(mode, &id, &["echo", "other", "ask"], &[], SEQUENTIAL);
-        assert!(record.1.ledger.all_accepted);
-        assert_diverges(
-            mode,
-            &id,
-            &["echo", "ask"],
-            &[],
-            record,
-            "before its record was used up",
+        let (run, record) = parked_record(mode, &id, &["echo", "other", "ask"], &[], SEQUENTIAL);
+        assert!(record.ledger.all_accepted);
+        let (b, b_host) = durable(mode, &id, &["echo", "ask"]);
+        let batched = REPLAYED_IN_BATCHES.load(Ordering::SeqCst);
+        let refused = b
+            .adopt(&run, record)
+            .expect_err("the record calls a tool the catalog lost");
+        assert_eq!(refused.code, ErrorCode::ReplayDivergence, "{mode:?}");
+        assert!(
+            refused
+                .message
+                .contains("was to other, which the catalog no longer has"),
+            "{mode:?}: {}",
+            refused.message
         );
+        assert_eq!(REPLAYED_IN_BATCHES.load(Ordering::SeqCst), batched);
+        assert!(b_host.calls().is_empty(), "{mode:?}: nothing dispatched");
+        b.close();
     }
 }
 
