@@ -51,7 +51,7 @@ impl Natives {
     }
 }
 
-/// Adds `heldCalls`, `noteKey`, `sealNote`, `absorbNote` and `leaseMs` to the natives.
+/// Adds `heldCalls`, `turning`, `noteKey`, `sealNote`, `absorbNote` and `leaseMs` to the natives.
 pub(super) fn install(env: &Env, object: &mut Object, natives: &Arc<Natives>) -> Result<()> {
     let n = natives.clone();
     object.set_named_property(
@@ -61,6 +61,17 @@ pub(super) fn install(env: &Env, object: &mut Object, natives: &Arc<Natives>) ->
             Ok(n.core()
                 .map(|core| core.held_by_others(&run_id))
                 .unwrap_or_default())
+        })?,
+    )?;
+    let n = natives.clone();
+    object.set_named_property(
+        "turning",
+        env.create_function_from_closure::<(), _, _>("turning", move |ctx| {
+            let run_id: String = ctx.get(0)?;
+            Ok(n.core()
+                .ok()
+                .and_then(|core| core.local_cell(&run_id))
+                .is_some_and(|cell| cell.is_running()))
         })?,
     )?;
     object.set_named_property(

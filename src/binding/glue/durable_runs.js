@@ -115,7 +115,8 @@
     if (held === undefined) return;
     heldCalls.delete(callId);
     clearInterval(held.timer);
-    if (ok !== null) note(callId, held, ok, text);
+    // A turn under way here takes the outcome, and its park writes it into the record.
+    if (ok !== null && !natives.turning(runId)) note(callId, held, ok, text);
   }
 
   // Writes the note of call `callId`: a renewed hold (ok null) or its outcome. Notes of
