@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod bridge;
+pub mod durable;
 pub mod hosts;
 pub mod recorded;
 pub mod settle;

@@ -3,13 +3,13 @@
 //! closed, as a process that died), replays without dispatching anything again, and goes
 //! on live; a replay that does something else fails with `replay_divergence`.
 
+use crate::common::durable::{approve, first_pending, record_and_close};
 use crate::common::hosts::{Answer, Behaviour, FakeHost};
 use crate::common::settle::serial;
 use crate::common::{run_id, session_with, tool};
 use crate::{exec, wait};
 use codemode_native::catalog::ToolSpec;
 use codemode_native::run::ledger::Outcome;
-use codemode_native::run::record::RunRecord;
 use codemode_native::run::state::external::Resolution;
 use codemode_native::sandbox::isolation::Isolation;
 use codemode_native::session::core::SessionCore;
@@ -52,14 +52,6 @@ fn durable_with(
         .collect();
     let session = session_with(isolation, id, limits, specs, host.clone(), true);
     (session, host)
-}
-
-/// The run's record, then its session closed: all that is left of the run is the record.
-fn record_and_close(session: &Arc<SessionCore>, run: &str) -> RunRecord {
-    let record = session.record(run).expect("a durable run has a record");
-    let bytes = record.to_bytes();
-    session.close();
-    RunRecord::from_bytes(&bytes).expect("a record reads back")
 }
 
 const APPROVAL: &str = r#"
@@ -264,19 +256,9 @@ fn a_replay_reads_the_clock_and_random_numbers_the_run_read() {
         let seen: Value = serde_json::from_str(&asked.unwrap_or_default()).unwrap_or(Value::Null);
         assert!(seen["t1"].as_f64() >= seen["t0"].as_f64(), "{seen}");
         let run = run_id(&parked);
-        let ask_id = parked["pendingToolCalls"][0]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let ask_id = first_pending(&parked);
         let mut record = record_and_close(&a, &run);
-        let yes = Outcome {
-            ok: true,
-            payload: "1".into(),
-        };
-        assert_eq!(
-            record.resolve_external(&ask_id, yes),
-            Ok(Resolution::Resolved)
-        );
+        approve(&mut record, &ask_id, "1");
         let (b, _) = durable(mode, &id, &["echo", "ask"]);
         b.adopt(&run, record).unwrap();
         let done = wait(&b, &run);

@@ -3,14 +3,13 @@
 //! for a record whose run had a call refused, and fail with `replay_divergence`,
 //! dispatching nothing, when the guest does not make what the record answers.
 
+use crate::common::durable::{approve, first_pending, record_and_close};
 use crate::common::hosts::{Answer, Behaviour, FakeHost};
 use crate::common::settle::serial;
 use crate::common::{run_id, session_with, tool};
 use crate::{exec, wait};
 use codemode_native::error::ErrorCode;
-use codemode_native::run::ledger::Outcome;
 use codemode_native::run::record::RunRecord;
-use codemode_native::run::state::external::Resolution;
 use codemode_native::sandbox::isolation::Isolation;
 use codemode_native::sandbox::remote::REPLAYED_IN_BATCHES;
 use codemode_native::session::core::SessionCore;
@@ -41,13 +40,6 @@ fn with_mcp(session: &SessionCore, required: &[&str]) {
     }] }));
 }
 
-fn record_and_close(session: &Arc<SessionCore>, run: &str) -> RunRecord {
-    let record = session.record(run).expect("a durable run has a record");
-    let bytes = record.to_bytes();
-    session.close();
-    RunRecord::from_bytes(&bytes).expect("a record reads back")
-}
-
 /// The input of the run's `ask` call: what the run saw before it parked.
 fn asked(host: &FakeHost) -> Value {
     let input = host
@@ -72,19 +64,9 @@ fn resume_elsewhere(mode: Isolation, id: &str, tools: &[&str], code: &str) -> Re
     assert_eq!(parked["status"], "waiting", "{mode:?}: {parked}");
     let run = run_id(&parked);
     let seen = asked(&a_host);
-    let ask_id = parked["pendingToolCalls"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let ask_id = first_pending(&parked);
     let mut record = record_and_close(&a, &run);
-    let yes = Outcome {
-        ok: true,
-        payload: "true".into(),
-    };
-    assert_eq!(
-        record.resolve_external(&ask_id, yes),
-        Ok(Resolution::Resolved)
-    );
+    approve(&mut record, &ask_id, "true");
     let all_accepted = record.ledger.all_accepted;
     let (b, b_host) = durable(mode, id, tools);
     let batched = REPLAYED_IN_BATCHES.load(Ordering::SeqCst);
@@ -222,23 +204,13 @@ fn a_record_whose_run_had_a_call_refused_replays_one_delivery_per_drain_and_righ
             "{mode:?}: the MCP call was refused: {seen}"
         );
         let run = run_id(&parked);
-        let ask_id = parked["pendingToolCalls"][0]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let ask_id = first_pending(&parked);
         let mut record = record_and_close(&a, &run);
         assert!(
             !record.ledger.all_accepted,
             "the record knows of the refusal"
         );
-        let yes = Outcome {
-            ok: true,
-            payload: "true".into(),
-        };
-        assert_eq!(
-            record.resolve_external(&ask_id, yes),
-            Ok(Resolution::Resolved)
-        );
+        approve(&mut record, &ask_id, "true");
         let (b, b_host) = durable(mode, &id, &["echo", "ask"]);
         with_mcp(&b, &["q"]);
         let batched = REPLAYED_IN_BATCHES.load(Ordering::SeqCst);

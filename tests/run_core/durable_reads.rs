@@ -3,12 +3,13 @@
 //! other arguments diverges, reads count toward `maxSnapshotBytes`, and a record that
 //! calls a tool the catalog no longer has is refused, naming it, with nothing dispatched.
 
+use crate::common::durable::{approve, first_pending, record_and_close};
 use crate::common::hosts::{Answer, Behaviour, FakeHost};
 use crate::common::settle::serial;
 use crate::common::{run_id, session_with, tool};
 use crate::{exec, wait};
 use codemode_native::catalog::ToolSpec;
-use codemode_native::run::ledger::{Outcome, ReadKind};
+use codemode_native::run::ledger::ReadKind;
 use codemode_native::run::record::RunRecord;
 use codemode_native::sandbox::isolation::Isolation;
 use codemode_native::session::core::SessionCore;
@@ -70,21 +71,10 @@ fn parked_record(mode: Isolation, id: &str) -> (String, RunRecord) {
     let parked = exec(&a, SEARCH_THEN_CALL);
     assert_eq!(parked["status"], "waiting", "{mode:?}: {parked}");
     let run = run_id(&parked);
-    let ask_id = parked["pendingToolCalls"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let mut record = a.record(&run).expect("a durable run has a record");
-    a.close();
-    let yes = Outcome {
-        ok: true,
-        payload: "true".into(),
-    };
-    record.resolve_external(&ask_id, yes).expect("resolved");
-    (
-        run,
-        RunRecord::from_bytes(&record.to_bytes()).expect("reads back"),
-    )
+    let ask_id = first_pending(&parked);
+    let mut record = record_and_close(&a, &run);
+    approve(&mut record, &ask_id, "true");
+    (run, record)
 }
 
 #[test]
