@@ -71,6 +71,48 @@ test('a worker thread\'s loop serves its own sandboxes, and terminating it mid-c
   assert.equal(r.value, 20_100, show(r));
 });
 
+// A turn of the Node thread wakes the sessions whose letters it posted itself, without
+// their threadsafe functions: several sessions' calls read in one turn each reach their
+// own tool, and their cells' results settle.
+test('tool calls several sessions\' sandboxes send at once each reach their own session\'s tool', { skip: !supported }, async () => {
+  const who = (name) => ({ name: 'who', description: 'who', parameters: { type: 'object' }, execute: async ({ i }) => ({ name, i }) });
+  // Three sessions share one sandbox process (their frames come over one socket), two have their own.
+  const names = ['g1', 'g2', 'g3', 'own1', 'own2'];
+  const sessions = names.map((name) => makeSession({ isolation: 'process', ...(name.startsWith('g') ? { sandboxGroup: `turn-${process.pid}` } : {}), tools: [who(name)] }));
+  const code = 'const all = await Promise.all(Array.from({ length: 50 }, (_, i) => who({ i }))); return all.map((r) => r.name + ":" + r.i).join(",")';
+  const results = await Promise.all(sessions.map((session) => run(session, code)));
+  results.forEach((r, k) => {
+    assert.equal(r.status, 'completed', show(r));
+    assert.equal(r.value, Array.from({ length: 50 }, (_, i) => `${names[k]}:${i}`).join(','));
+  });
+});
+
+// A named group's sandbox is served by the hub of the env that started it: a worker
+// thread's session in it gets its letters through its own threadsafe function.
+test('a worker thread\'s session in a sandbox group the main thread started gets its tool calls', { skip: !supported }, async () => {
+  const group = `shared-env-${process.pid}`;
+  const add = { name: 'add', description: 'add', parameters: { type: 'object' }, execute: async ({ a, b }) => ({ sum: a + b }) };
+  const main = makeSession({ isolation: 'process', sandboxGroup: group, tools: [add] });
+  const first = await run(main, ADD_LOOP);
+  assert.equal(first.value, 20_100, show(first));
+  const worker = new Worker(`
+const { parentPort, workerData } = require('node:worker_threads');
+const { CodeModeSession } = require(workerData.addon);
+const session = new CodeModeSession({ sessionId: 'worker-in-group', isolation: 'process', sandboxGroup: workerData.group,
+  tools: [{ name: 'add', description: 'add', parameters: { type: 'object' }, execute: async ({ a, b }) => ({ sum: a + b }) }] });
+session.exec({ code: workerData.code }).then(async (r) => { await session.close(); parentPort.postMessage({ status: r.status, value: r.value }); });
+`, { eval: true, workerData: { addon: ADDON_PATH, group, code: ADD_LOOP } });
+  const answer = await new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  assert.deepEqual(answer, { status: 'completed', value: 20_100 });
+  await worker.terminate();
+  // Both envs' sessions go on working in the group.
+  const again = await run(main, ADD_LOOP);
+  assert.equal(again.value, 20_100, show(again));
+});
+
 test('a busy main thread neither stalls a worker\'s sandboxes nor makes its own sandbox\'s timeout fail', { skip: !supported }, async () => {
   const { worker, flag, next } = startWorker(3_000);
   worker.postMessage({ code: 'return 1' });

@@ -105,6 +105,15 @@ impl Mailbox {
         if self.armed.swap(true, Ordering::AcqRel) {
             return;
         }
+        // Posted on the Node thread while it serves a sandbox frame: woken when that ends.
+        if super::direct_wake::defer(self) {
+            return;
+        }
+        self.ring();
+    }
+
+    /// Wakes the glue through the threadsafe function (the box is armed).
+    pub(super) fn ring(self: &Arc<Self>) {
         let status = self
             .wake
             .call(self.clone(), ThreadsafeFunctionCallMode::NonBlocking);

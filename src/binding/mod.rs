@@ -2,6 +2,7 @@
 //! lives in the plain-Rust modules; this is the only place that knows about Node.
 
 mod config;
+mod direct_wake;
 mod durable;
 mod errors;
 mod glue;

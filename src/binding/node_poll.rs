@@ -84,7 +84,9 @@ unsafe extern "C" fn on_ready(handle: *mut c_void, _status: c_int, _events: c_in
     // SAFETY: `data` holds the `Watch` until the close callback frees it.
     let watch = unsafe { &*(*handle.cast::<*mut Watch>()) };
     // A panic must not unwind into libuv; the hub drops that turn.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.hub.serve()));
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        super::direct_wake::around_turn(|| watch.hub.serve());
+    }));
 }
 
 /// The env is going: its hub passes to the poller thread, and the handle closes.
@@ -93,6 +95,7 @@ unsafe extern "C" fn cleanup(handle: *mut c_void) {
     unsafe {
         let watch = &*(*handle.cast::<*mut Watch>());
         watch.hub.orphan();
+        super::direct_wake::forget_env();
         uv_poll_stop(handle);
         uv_close(handle, Some(closed));
     }

@@ -91,10 +91,15 @@ impl CodeModeSession {
             }
         }
         let mailbox = Arc::new(Mailbox::new(
-            wake_function(&glue, held)?,
+            wake_function(&glue, held.clone())?,
             pending.clone(),
             watches,
         ));
+        // Only a sandbox's frames, served on this thread, post to it while Node runs.
+        if config.isolation == crate::sandbox::isolation::Isolation::Process {
+            let wake: Unknown = glue.get_named_property("wake")?;
+            super::direct_wake::register(env, &mailbox, held, wake.raw());
+        }
         let host = JsHost::new(mailbox.clone(), pending, events);
         let session_id = config.scope.session_id.clone();
         let core = match SessionCore::with_redactor(config, Arc::new(host), redactor) {

@@ -152,13 +152,19 @@ impl Hub {
 
     /// Node thread, when `fd` is readable: one bounded turn.
     pub fn serve(&self) {
-        let Some(capacity) = NonZeroUsize::new(NODE_EVENTS) else {
-            return;
-        };
-        let mut events = Events::with_capacity(capacity);
         let mut served = self.served.lock();
-        let _ = self.poller.wait(&mut events, Some(Duration::ZERO));
-        self.turn(&mut served, &events, NODE_TURN);
+        let ready = match ready_now(self.fd()) {
+            Some(ready) => ready,
+            None => {
+                let Some(capacity) = NonZeroUsize::new(NODE_EVENTS) else {
+                    return;
+                };
+                let mut events = Events::with_capacity(capacity);
+                let _ = self.poller.wait(&mut events, Some(Duration::ZERO));
+                ready_of(&events)
+            }
+        };
+        self.turn(&mut served, &ready, NODE_TURN);
     }
 
     /// Node thread, at its env's cleanup: the poller thread serves this hub from now on
@@ -217,16 +223,13 @@ impl Hub {
         let _ = self.poller.notify();
     }
 
-    fn turn(&self, served: &mut Served, events: &Events, budget: Budget) {
+    /// `ready`: (key, readable, writable) of each source with something waiting.
+    fn turn(&self, served: &mut Served, ready: &[(usize, bool, bool)], budget: Budget) {
         let incoming = std::mem::take(&mut *self.incoming.lock());
         let backlogged = std::mem::take(&mut *self.backlogged.lock());
-        let ready: Vec<(usize, bool, bool)> = events
-            .iter()
-            .map(|e| (e.key, e.readable, e.writable))
-            .collect();
         // A bug here must not leave every sandbox unserved: the turn is dropped.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            served.turn(&self.poller, incoming, backlogged, &ready, budget)
+            served.turn(&self.poller, incoming, backlogged, ready, budget)
         }));
         self.turns.fetch_add(1, Ordering::SeqCst);
         let flag = |on: bool, bit: u8| if on { bit } else { 0 };
@@ -262,7 +265,9 @@ fn run() {
             std::thread::sleep(REAP_RETRY);
         }
         let mut served = gateway.hub.served.lock();
-        gateway.hub.turn(&mut served, &events, THREAD_TURN);
+        gateway
+            .hub
+            .turn(&mut served, &ready_of(&events), THREAD_TURN);
         drop(served);
         gateway.keep();
     }
@@ -340,7 +345,7 @@ impl Gateway {
             if stale {
                 let _ = hub.poller.wait(&mut events, Some(Duration::ZERO));
             }
-            hub.turn(&mut served, &events, THREAD_TURN);
+            hub.turn(&mut served, &ready_of(&events), THREAD_TURN);
             kept.turns = hub.turns.load(Ordering::SeqCst);
         }
     }
@@ -359,6 +364,47 @@ impl Gateway {
         }
         done
     }
+}
+
+fn ready_of(events: &Events) -> Vec<(usize, bool, bool)> {
+    events
+        .iter()
+        .map(|e| (e.key, e.readable, e.writable))
+        .collect()
+}
+
+/// `polling`'s key for its own notifier and timer fds.
+const NOTIFY_KEY: u64 = usize::MAX as u64;
+
+/// What waits in hub poller `fd` now, read from its epoll set directly: a `polling` wait
+/// also re-arms its timer and notifier (four syscalls), which the Node thread's turn per
+/// frame, so per tool call, would pay. `None` when the notifier fired (a `polling` wait
+/// must clear it, or `notify` would stay a no-op) or the read failed: the caller then
+/// waits through `polling`. Keys and readiness are read as `polling`'s epoll backend
+/// stores them (`data` = key; its read and write flag sets).
+#[cfg(target_os = "linux")]
+fn ready_now(fd: RawFd) -> Option<Vec<(usize, bool, bool)>> {
+    const READ: u32 = (libc::EPOLLIN | libc::EPOLLHUP | libc::EPOLLERR | libc::EPOLLPRI) as u32;
+    const WRITE: u32 = (libc::EPOLLOUT | libc::EPOLLHUP | libc::EPOLLERR) as u32;
+    let mut raw = [libc::epoll_event { events: 0, u64: 0 }; NODE_EVENTS];
+    // SAFETY: `fd` is the hub's open epoll fd and `raw` has room for NODE_EVENTS
+    // events; a zero timeout never blocks.
+    let n = unsafe { libc::epoll_wait(fd, raw.as_mut_ptr(), NODE_EVENTS as libc::c_int, 0) };
+    let n = usize::try_from(n).ok()?;
+    let mut ready = Vec::with_capacity(n);
+    for event in raw.get(..n)? {
+        let (key, flags) = (event.u64, event.events);
+        if key == NOTIFY_KEY {
+            return None;
+        }
+        ready.push((key as usize, flags & READ != 0, flags & WRITE != 0));
+    }
+    Some(ready)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ready_now(_fd: RawFd) -> Option<Vec<(usize, bool, bool)>> {
+    None
 }
 
 /// Whether `fd` (a hub's poller) has something waiting, without taking it.
