@@ -3,7 +3,7 @@
 //! sandbox frame reaches JS as soon as the turn ends, with no wake of its own loop. Only
 //! mailboxes of this thread's env are woken so; every other post goes the threadsafe way.
 
-use super::mailbox::{Held, Mailbox};
+use super::mailbox::{EnvWake, Held, Mailbox};
 use napi::{check_status, sys, Env, Result};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -54,6 +54,7 @@ pub fn register(env: &Env, mailbox: &Arc<Mailbox>, held: Held, wake: sys::napi_v
         let mut reference = std::ptr::null_mut();
         // SAFETY: on the env's thread, with a live function value.
         check_status!(unsafe { sys::napi_create_reference(raw, wake, 0, &mut reference) })?;
+        mailbox.set_env_wake(Arc::new(TurnEnd));
         let entry = Entry {
             mailbox: Arc::downgrade(mailbox),
             held,
@@ -68,9 +69,19 @@ pub fn register(env: &Env, mailbox: &Arc<Mailbox>, held: Held, wake: sys::napi_v
     });
 }
 
+/// A registered mailbox's wake-up: a post on the Node thread while it serves a sandbox
+/// frame is woken when that turn ends.
+struct TurnEnd;
+
+impl EnvWake for TurnEnd {
+    fn wake(&self, mailbox: &Arc<Mailbox>) -> bool {
+        defer(mailbox)
+    }
+}
+
 /// From `Mailbox::post`, after it armed the box: true if the wake-up is left to the end
 /// of the env's sandbox turn running on this thread now.
-pub fn defer(mailbox: &Arc<Mailbox>) -> bool {
+fn defer(mailbox: &Arc<Mailbox>) -> bool {
     WAKES
         .try_with(|wakes| {
             let Ok(mut wakes) = wakes.try_borrow_mut() else {

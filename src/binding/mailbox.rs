@@ -52,6 +52,12 @@ pub enum Letter {
     },
 }
 
+/// An env's way to wake a session's glue without its threadsafe function
+/// (`direct_wake`): true if it took the wake-up.
+pub trait EnvWake: Send + Sync {
+    fn wake(&self, mailbox: &Arc<Mailbox>) -> bool;
+}
+
 pub struct Mailbox {
     sender: Sender<Letter>,
     receiver: Receiver<Letter>,
@@ -67,6 +73,9 @@ pub struct Mailbox {
     replies: Arc<PendingReplies>,
     /// Abort signals of the promises still to settle, by token.
     watches: Arc<AbortWatches>,
+    /// Its env's own way to wake the glue, once the session is registered for it
+    /// (`direct_wake`); else, or when it declines, the threadsafe function.
+    env_wake: std::sync::OnceLock<Arc<dyn EnvWake>>,
 }
 
 impl Mailbox {
@@ -81,7 +90,13 @@ impl Mailbox {
             next_token: AtomicU32::new(0),
             replies,
             watches,
+            env_wake: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Node thread, at registration (`direct_wake`).
+    pub(super) fn set_env_wake(&self, wake: Arc<dyn EnvWake>) {
+        let _ = self.env_wake.set(wake);
     }
 
     pub fn watches(&self) -> &AbortWatches {
@@ -105,8 +120,7 @@ impl Mailbox {
         if self.armed.swap(true, Ordering::AcqRel) {
             return;
         }
-        // Posted on the Node thread while it serves a sandbox frame: woken when that ends.
-        if super::direct_wake::defer(self) {
+        if self.env_wake.get().is_some_and(|wake| wake.wake(self)) {
             return;
         }
         self.ring();
