@@ -26,7 +26,7 @@ mod clock;
 mod direct;
 mod replay;
 pub use replay::{
-    ReplayStep, Replayed, MAX_BATCH_BYTES, MAX_BATCH_DELIVERIES, REPLAYED_IN_BATCHES,
+    BatchRoom, ReplayStep, Replayed, MAX_BATCH_BYTES, MAX_BATCH_DELIVERIES, REPLAYED_IN_BATCHES,
 };
 
 /// Steps a VM may have waiting for its next command (refused calls, host replies, timer

@@ -8,7 +8,7 @@ use crate::guest::control::Interrupt;
 use crate::run::ledger::Delivery;
 use crate::run::state::RunBook;
 use crate::sandbox::handle::{ReplayStep, VmHandle};
-use crate::sandbox::remote::{MAX_BATCH_BYTES, MAX_BATCH_DELIVERIES};
+use crate::sandbox::remote::BatchRoom;
 use std::collections::HashMap;
 
 /// Why a recorded delivery did not apply.
@@ -159,8 +159,8 @@ fn batch(durable: &Durable) -> Vec<ReplayStep> {
         .map(|(call, position)| (call.bridge_id, position))
         .collect();
     let mut steps = Vec::new();
-    let mut bytes = 0;
-    for delivery in ahead.iter().take(MAX_BATCH_DELIVERIES) {
+    let mut room = BatchRoom::default();
+    for delivery in ahead {
         let step = match delivery {
             Delivery::Reply {
                 bridge_id,
@@ -170,7 +170,6 @@ fn batch(durable: &Durable) -> Vec<ReplayStep> {
                 let Some(&position) = positions.get(bridge_id) else {
                     break;
                 };
-                bytes += outcome.payload.len();
                 ReplayStep::Reply {
                     position,
                     bridge_id: *bridge_id,
@@ -184,7 +183,7 @@ fn batch(durable: &Durable) -> Vec<ReplayStep> {
                 clock_ms: *clock_ms,
             },
         };
-        if !steps.is_empty() && bytes > MAX_BATCH_BYTES {
+        if !room.admits(step.bytes()) {
             break;
         }
         steps.push(step);

@@ -33,7 +33,8 @@ pub enum ReplayStep {
 }
 
 impl ReplayStep {
-    fn bytes(&self) -> usize {
+    /// The recorded payload bytes it carries.
+    pub fn bytes(&self) -> usize {
         match self {
             ReplayStep::Reply { payload, .. } => payload.len(),
             ReplayStep::Timer { .. } => 0,
@@ -51,18 +52,34 @@ pub struct Replayed {
     pub landed: usize,
 }
 
+/// What one command may still carry: deliveries and payload bytes are counted as they
+/// are admitted, and the first always goes (a larger single one goes alone).
+#[derive(Default)]
+pub struct BatchRoom {
+    count: usize,
+    bytes: usize,
+}
+
+impl BatchRoom {
+    /// Admits a delivery of `bytes` payload bytes if it fits.
+    pub fn admits(&mut self, bytes: usize) -> bool {
+        let bytes = self.bytes + bytes;
+        if self.count >= MAX_BATCH_DELIVERIES || (self.count > 0 && bytes > MAX_BATCH_BYTES) {
+            return false;
+        }
+        self.count += 1;
+        self.bytes = bytes;
+        true
+    }
+}
+
 /// How many of `steps`, from the first, one command carries.
 fn fitting(steps: &[ReplayStep]) -> usize {
-    let mut bytes = 0;
-    let mut count = 0;
-    for step in steps.iter().take(MAX_BATCH_DELIVERIES) {
-        bytes += step.bytes();
-        if count > 0 && bytes > MAX_BATCH_BYTES {
-            break;
-        }
-        count += 1;
-    }
-    count
+    let mut room = BatchRoom::default();
+    steps
+        .iter()
+        .take_while(|step| room.admits(step.bytes()))
+        .count()
 }
 
 impl RemoteVm {
