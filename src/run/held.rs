@@ -24,7 +24,8 @@ pub fn note_key(call_id: &str) -> String {
 }
 
 impl Ledger {
-    fn delivered(&self, bridge_id: u32) -> bool {
+    /// Whether a reply to call `bridge_id` reached the guest.
+    pub(super) fn delivered(&self, bridge_id: u32) -> bool {
         self.deliveries
             .iter()
             .any(|d| matches!(d, Delivery::Reply { bridge_id: id, .. } if *id == bridge_id))

@@ -349,11 +349,7 @@ impl Journal {
     /// Sets the outcome of external call `bridge_id`, once: false if it has one or was
     /// delivered, or is not external.
     pub fn resolve_external(&mut self, bridge_id: u32, outcome: Outcome) -> bool {
-        let delivered = self
-            .ledger
-            .deliveries
-            .iter()
-            .any(|d| matches!(d, Delivery::Reply { bridge_id: id, .. } if *id == bridge_id));
+        let delivered = self.ledger.delivered(bridge_id);
         match self.call_mut(bridge_id) {
             Some(call) if call.external.is_some() && call.outcome.is_none() && !delivered => {
                 call.outcome = Some(outcome);
